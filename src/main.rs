@@ -1,0 +1,42 @@
+//! `stonelab`: the command-line entry point (terminal play, perft; later the web app, training,
+//! arena and engine protocols).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod games;
+mod perft_cmd;
+mod play;
+
+/// A lab for two-player stone games: play, train and measure Othello and Gomoku AIs.
+#[derive(Parser, Debug)]
+#[command(name = "stonelab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Play a game in the terminal (the default command until the web app lands).
+    Play(play::PlayArgs),
+    /// Count the leaves of the game tree to a depth, with timings (a move-generator benchmark).
+    Perft(perft_cmd::PerftArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Play(args)) => play::run(&args),
+        Some(Command::Perft(args)) => perft_cmd::run(&args),
+        None => play::run(&play::PlayArgs::default()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
