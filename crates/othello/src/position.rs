@@ -507,3 +507,66 @@ impl<const N: usize> Game for Othello<N> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_positions_of_every_size() {
+        assert_eq!(Othello4::new().to_string(), "-----OX--XO----- X");
+        assert_eq!(
+            Othello6::new().to_string(),
+            "--------------OX----XO-------------- X"
+        );
+        assert_eq!(Othello8::new().board_string().len(), 66);
+        for pos in [Othello4::new().legal_moves(), Othello6::new().legal_moves()] {
+            assert_eq!(pos.len(), 4);
+        }
+    }
+
+    #[test]
+    fn check_gives_the_reason() {
+        let pos = Othello8::new();
+        let mv = |s: &str| s.parse::<Move>().unwrap();
+        assert_eq!(pos.check(mv("d4")), Err(IllegalReason::Occupied));
+        assert_eq!(pos.check(mv("a1")), Err(IllegalReason::NoCapture));
+        assert_eq!(pos.check(Move::Pass), Err(IllegalReason::PassNotForced));
+        assert_eq!(
+            Othello6::new().check(mv("h8")),
+            Err(IllegalReason::OffBoard)
+        );
+        let err = pos.play(mv("a1")).unwrap_err();
+        assert_eq!(err.to_string(), "illegal move a1: it would flip no disc");
+        // Black to move with no disc to place, white can still move: black must pass.
+        let must = Othello4::from_board_string("OX-------------- X").unwrap();
+        assert_eq!(must.legal_moves(), vec![Move::Pass]);
+        assert_eq!(must.check(mv("c1")), Err(IllegalReason::MustPass));
+        let over = Othello4::from_board_string("XX-------------- O").unwrap();
+        assert_eq!(over.check(mv("c1")), Err(IllegalReason::GameOver));
+        // 2 black discs, 14 empties: black wins 16-0.
+        assert_eq!(over.outcome(), Some(Outcome::from_black_margin(16)));
+    }
+
+    #[test]
+    fn diagram_shows_coordinates_counts_and_moves() {
+        let text = Othello4::new().diagram();
+        let expected =
+            "   a b c d\n 1 . * . . 1\n 2 * O X . 2\n 3 . X O * 3\n 4 . . * . 4\n   a b c d\n\
+                        X (black) 2  O (white) 2  X (black) to move";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn hash_keys_tell_sides_apart() {
+        let pos = Othello8::new();
+        let swapped = Othello8::from_bitboards(
+            pos.discs(Color::Black),
+            pos.discs(Color::White),
+            Color::White,
+        )
+        .unwrap();
+        assert_ne!(pos.hash_key(), swapped.hash_key());
+        assert_eq!(pos.hash_key(), Othello8::new().hash_key());
+    }
+}

@@ -1,0 +1,181 @@
+//! The `stonelab` binary driven through pipes, as a user would from a script.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use game::{Color, Game};
+use othello::{replay_transcript, Move, Othello4};
+
+fn stonelab(args: &[&str], stdin: &str) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stonelab");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("run stonelab");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn field<'a>(text: &'a str, prefix: &str) -> &'a str {
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no line starting {prefix:?} in:\n{text}"))
+}
+
+#[test]
+fn ai_game_finishes_and_its_transcript_and_score_check_out() {
+    let args = [
+        "play", "--black", "random", "--white", "greedy", "--seed", "5",
+    ];
+    let (ok, out, err) = stonelab(&args, "");
+    assert!(ok, "{err}");
+    assert!(out.contains("Game over."), "{out}");
+    let transcript = field(&out, "Transcript: ");
+    let game = replay_transcript::<8>(transcript).expect("printed transcript replays");
+    let outcome = game.last().outcome().expect("printed game is finished");
+    match outcome.winner() {
+        Some(w) => assert_eq!(
+            field(&out, "Winner: "),
+            format!("{w} by {}.", outcome.score_for(w))
+        ),
+        None => assert!(out.contains("Draw.")),
+    }
+    // The same seed plays the same game; another seed (almost surely) another.
+    assert_eq!(stonelab(&args, "").1, out);
+    let other = stonelab(
+        &[
+            "play", "--black", "random", "--white", "greedy", "--seed", "6",
+        ],
+        "",
+    )
+    .1;
+    assert_ne!(field(&other, "Transcript: "), transcript);
+}
+
+#[test]
+fn human_input_is_checked_and_bad_entries_change_nothing() {
+    let input = "z9\na1\npass\nhint\nD3\nundo\nundo\nf5\nquit\n";
+    let (ok, out, err) = stonelab(&["play", "--white", "greedy", "--seed", "1"], input);
+    assert!(ok, "{err}");
+    assert!(out.contains("Cannot read \"z9\""), "{out}");
+    assert!(
+        out.contains("Illegal: illegal move a1: it would flip no disc. Legal moves: d3 c4 f5 e6."),
+        "{out}"
+    );
+    assert!(out.contains("You cannot pass"), "{out}");
+    assert!(out.contains("Legal moves: d3 c4 f5 e6. Commands:"), "{out}");
+    assert!(out.contains("white (greedy) plays"), "{out}");
+    assert!(out.contains("Nothing to undo."), "{out}");
+    // After undoing d3 and the reply, f5 is the only move in the transcript.
+    assert!(out.contains("Quit. Transcript so far: f5"), "{out}");
+    assert!(!out.contains("Transcript so far: d3"), "{out}");
+}
+
+#[test]
+fn a_forced_pass_is_typed_and_announced() {
+    // Find a 4x4 game with a pass, then play it as two humans through the terminal.
+    fn find(pos: Othello4, line: &mut Vec<Move>) -> bool {
+        if pos.is_over() {
+            return line.contains(&Move::Pass);
+        }
+        for mv in pos.legal_moves() {
+            line.push(mv);
+            if find(pos.play_unchecked(mv), line) {
+                return true;
+            }
+            line.pop();
+        }
+        false
+    }
+    let mut line = Vec::new();
+    assert!(find(Othello4::new(), &mut line));
+    let pass_at = line.iter().position(|m| *m == Move::Pass).expect("pass");
+    // Before the pass, try a square: it is refused with the reason.
+    let before_pass = line[..pass_at]
+        .iter()
+        .fold(Othello4::new(), |p, m| p.play_unchecked(*m));
+    let empty = othello::Square::iter_bits(before_pass.empty())
+        .next()
+        .expect("an empty square");
+    let mut input: Vec<String> = line.iter().map(ToString::to_string).collect();
+    input.insert(pass_at, empty.to_string());
+    let input = input.join("\n") + "\n";
+    let (ok, out, err) = stonelab(
+        &[
+            "play", "--game", "othello4", "--black", "human", "--white", "human",
+        ],
+        &input,
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("has no legal move: type pass."), "{out}");
+    assert!(out.contains("must pass"), "{out}");
+    assert!(out.contains(" passes."), "{out}");
+    assert!(out.contains("Game over."), "{out}");
+    let final_pos = line
+        .iter()
+        .fold(Othello4::new(), |p, m| p.play_unchecked(*m));
+    let margin = final_pos.outcome().expect("over").score_for(Color::Black);
+    assert!(margin != 0 || out.contains("Draw."));
+}
+
+#[test]
+fn no_subcommand_starts_terminal_play() {
+    let (ok, out, _) = stonelab(&[], "quit\n");
+    assert!(ok);
+    assert!(out.contains("black (X) to move [d3 c4 f5 e6]"), "{out}");
+    assert!(out.contains("Quit."), "{out}");
+}
+
+#[test]
+fn closed_input_ends_the_game_cleanly() {
+    let (ok, out, _) = stonelab(&["play"], "d3\n");
+    assert!(ok);
+    assert!(out.contains("Input closed"), "{out}");
+}
+
+#[test]
+fn perft_prints_each_depth() {
+    let (ok, out, err) = stonelab(
+        &["perft", "--game", "othello4", "--depth", "16", "--baseline"],
+        "",
+    );
+    assert!(ok, "{err}");
+    let counts: Vec<&str> = out
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(counts.len(), 16, "{out}");
+    assert_eq!(counts[2], "44");
+    assert_eq!(counts[15], "60060");
+    let (ok, out, _) = stonelab(&["perft", "--depth", "6", "--threads", "2"], "");
+    assert!(ok);
+    assert!(
+        out.lines()
+            .any(|l| l.split_whitespace().take(2).eq(["6", "8200"])),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_arguments_are_reported() {
+    let (ok, _, err) = stonelab(&["play", "--game", "chess"], "");
+    assert!(!ok);
+    assert!(err.contains("othello8"), "{err}");
+    let (ok, _, err) = stonelab(&["perft", "--from", "XO"], "");
+    assert!(!ok);
+    assert!(err.contains("board string has 2 squares"), "{err}");
+}
