@@ -87,8 +87,10 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     };
     writeln!(
         session.out,
-        "stonelab play {}: black {:?} vs white {:?}, seed {seed}",
-        args.game, args.black, args.white
+        "stonelab play {}: black {} vs white {}, seed {seed}",
+        args.game,
+        describe(args.black),
+        describe(args.white)
     )?;
     match args.game {
         GameId::Othello4 => session.play(Othello::<4>::new()),
