@@ -1,0 +1,47 @@
+//! Static evaluation: the [`Evaluator`] trait search takes a heuristic (or, later, a network)
+//! through, and the scoring of finished games.
+
+use game::Game;
+
+/// Scores at or beyond `WIN` in absolute value are proven results: `WIN + margin` for a win by
+/// `margin`, `-(WIN + margin)` for a loss. Heuristic evaluations stay well inside `(-WIN, WIN)`.
+pub const WIN: i32 = 1_000_000;
+
+/// The score of a finished game from the side to move's point of view (0 for a draw).
+#[must_use]
+pub fn terminal_score<G: Game>(pos: &G) -> Option<i32> {
+    let outcome = pos.outcome()?;
+    let margin = outcome.score_for(pos.side_to_move());
+    Some(match margin.signum() {
+        1 => WIN + margin,
+        -1 => -WIN + margin,
+        _ => 0,
+    })
+}
+
+/// A static evaluation of unfinished positions, from the side to move's point of view, in
+/// units the evaluator chooses (Othello's heuristic uses 100 per disc). Implementations must
+/// stay strictly inside `(-WIN, WIN)`.
+pub trait Evaluator<G: Game>: Send + Sync {
+    /// The value of `pos` for the side to move.
+    fn evaluate(&self, pos: &G) -> i32;
+}
+
+/// Scores every position 0: alpha-beta then only sees proven results.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ZeroEvaluator;
+
+impl<G: Game> Evaluator<G> for ZeroEvaluator {
+    fn evaluate(&self, _pos: &G) -> i32 {
+        0
+    }
+}
+
+/// An evaluator from a plain function.
+pub struct FnEvaluator<F>(pub F);
+
+impl<G: Game, F: Fn(&G) -> i32 + Send + Sync> Evaluator<G> for FnEvaluator<F> {
+    fn evaluate(&self, pos: &G) -> i32 {
+        (self.0)(pos)
+    }
+}

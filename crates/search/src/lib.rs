@@ -1,0 +1,35 @@
+//! Game-generic agents: the [`Agent`] trait every player implements, spec strings
+//! (`alphabeta:depth=6`) and the [`Registry`] that builds agents from them, and the classical
+//! agents — [`RandomAgent`], [`GreedyAgent`], [`AlphaBeta`] and [`Mcts`] — that work on any
+//! [`game::Game`] given an [`Evaluator`].
+//!
+//! ```
+//! use game::Game;
+//! use othello::Othello6;
+//! use search::{Budget, Registry, ZeroEvaluator};
+//! use std::sync::Arc;
+//!
+//! let registry = Registry::<Othello6>::generic(Arc::new(ZeroEvaluator), Arc::new(ZeroEvaluator));
+//! let mut agent = registry.build("alphabeta:depth=3", 1)?;
+//! let decision = agent.select(&Othello6::new(), &Budget::default())?;
+//! assert!(Othello6::new().is_legal(decision.mv));
+//! assert!(registry.build("alphabeta:dpth=3", 1).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+mod agent;
+mod alphabeta;
+mod eval;
+mod mcts;
+mod registry;
+mod simple;
+mod spec;
+
+pub use agent::{Agent, AgentError, Budget, Decision};
+pub use alphabeta::{AlphaBeta, AlphaBetaConfig};
+pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
+pub use mcts::{Mcts, MctsConfig, Rollout};
+pub use registry::{AgentBuilder, Registry};
+pub use simple::{GreedyAgent, RandomAgent};
+pub use spec::{Spec, SpecError};

@@ -1,0 +1,195 @@
+//! The agent [`Registry`]: spec string in, boxed agent out; the same for CLI, arena and web.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use game::Game;
+
+use crate::{
+    Agent, AlphaBeta, AlphaBetaConfig, Evaluator, GreedyAgent, Mcts, MctsConfig, RandomAgent,
+    Rollout, Spec, SpecError,
+};
+
+/// Builds an agent from its parsed spec and a seed.
+pub type AgentBuilder<G> =
+    Box<dyn Fn(&Spec, u64) -> Result<Box<dyn Agent<G>>, SpecError> + Send + Sync>;
+
+struct Entry<G: Game> {
+    about: &'static str,
+    keys: Vec<(&'static str, &'static str)>,
+    build: AgentBuilder<G>,
+}
+
+/// The agents known for one game, by name.
+pub struct Registry<G: Game> {
+    entries: BTreeMap<&'static str, Entry<G>>,
+}
+
+impl<G: Game> Default for Registry<G> {
+    fn default() -> Self {
+        Registry {
+            entries: BTreeMap::new(),
+        }
+    }
+}
+
+const SEED_KEY: (&str, &str) = ("seed", "overrides the seed the caller gives");
+
+impl<G: Game> Registry<G> {
+    /// The game-generic agents: `random`, `greedy` (one ply by `greedy_eval`), `alphabeta` and
+    /// `mcts` (both using `eval`).
+    #[must_use]
+    pub fn generic(eval: Arc<dyn Evaluator<G>>, greedy_eval: Arc<dyn Evaluator<G>>) -> Self {
+        let mut r = Registry::default();
+        r.register(
+            "random",
+            "a uniformly random legal move",
+            &[],
+            Box::new(|_, seed| Ok(Box::new(RandomAgent::new(seed)))),
+        );
+        r.register(
+            "greedy",
+            "the best move one ply ahead (Othello: most discs flipped), ties at random",
+            &[],
+            Box::new(move |_, seed| Ok(Box::new(GreedyAgent::new(Arc::clone(&greedy_eval), seed)))),
+        );
+        let ab_eval = Arc::clone(&eval);
+        r.register(
+            "alphabeta",
+            "negamax alpha-beta, iterative deepening, transposition table",
+            &[
+                ("depth", "plies (default 4 when nothing else is set)"),
+                ("time", "time per move, e.g. 500ms"),
+                ("nodes", "nodes per move"),
+                ("tt", "log2 of the transposition-table entries (default 18)"),
+            ],
+            Box::new(move |spec, _| {
+                let config = AlphaBetaConfig {
+                    depth: spec.positive("depth")?.map(|d| d.min(128) as u32),
+                    time: spec.duration("time")?,
+                    nodes: spec.positive("nodes")?,
+                    tt_bits: spec.get::<u32>("tt")?.unwrap_or(18).clamp(4, 28),
+                };
+                Ok(Box::new(AlphaBeta::new(Arc::clone(&ab_eval), config)))
+            }),
+        );
+        r.register(
+            "mcts",
+            "UCT Monte Carlo tree search",
+            &[
+                ("playouts", "playouts per move (default 1000)"),
+                ("time", "time per move, e.g. 1s"),
+                ("c", "exploration constant (default 1.4)"),
+                ("rollout", "random (default) or greedy (by the evaluator)"),
+                (
+                    "epsilon",
+                    "chance of a random move in greedy rollouts (default 0.1)",
+                ),
+                (
+                    "reuse",
+                    "keep the tree between moves: true (default) or false",
+                ),
+            ],
+            Box::new(move |spec, seed| {
+                let c = spec.get::<f64>("c")?.unwrap_or(1.4);
+                if !(c.is_finite() && c >= 0.0) {
+                    return Err(SpecError::BadValue {
+                        agent: spec.name.clone(),
+                        key: "c".into(),
+                        value: c.to_string(),
+                        why: "expected a number of at least 0".into(),
+                    });
+                }
+                let epsilon = spec.get::<f64>("epsilon")?.unwrap_or(0.1).clamp(0.0, 1.0);
+                let rollout = match spec.text("rollout").unwrap_or("random") {
+                    "random" => Rollout::Random,
+                    "greedy" => Rollout::Greedy { epsilon },
+                    other => {
+                        return Err(SpecError::BadValue {
+                            agent: spec.name.clone(),
+                            key: "rollout".into(),
+                            value: other.into(),
+                            why: "expected random or greedy".into(),
+                        })
+                    }
+                };
+                let config = MctsConfig {
+                    playouts: spec.positive("playouts")?,
+                    time: spec.duration("time")?,
+                    c,
+                    rollout,
+                    reuse: spec.get::<bool>("reuse")?.unwrap_or(true),
+                };
+                Ok(Box::new(Mcts::new(Arc::clone(&eval), config, seed)))
+            }),
+        );
+        r
+    }
+
+    /// Adds (or replaces) an agent. `keys` are its parameters with their meaning; every agent
+    /// also takes `seed`.
+    pub fn register(
+        &mut self,
+        name: &'static str,
+        about: &'static str,
+        keys: &[(&'static str, &'static str)],
+        build: AgentBuilder<G>,
+    ) {
+        let mut keys = keys.to_vec();
+        keys.push(SEED_KEY);
+        self.entries.insert(name, Entry { about, keys, build });
+    }
+
+    /// The registered names, sorted.
+    #[must_use]
+    pub fn names(&self) -> Vec<&'static str> {
+        self.entries.keys().copied().collect()
+    }
+
+    /// One line per agent: name, what it is and its keys.
+    #[must_use]
+    pub fn help(&self) -> String {
+        self.entries
+            .iter()
+            .map(|(name, e)| {
+                let keys: Vec<&str> = e.keys.iter().map(|(k, _)| *k).collect();
+                format!("{name}: {} (keys: {})", e.about, keys.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Parses `spec` and builds the agent, seeded with `seed` unless the spec sets `seed=`.
+    ///
+    /// # Errors
+    /// A [`SpecError`] naming the valid agents or keys.
+    pub fn build(&self, spec: &str, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
+        let spec: Spec = spec.parse()?;
+        self.build_spec(&spec, seed)
+    }
+
+    /// Builds the agent of an already parsed spec.
+    ///
+    /// # Errors
+    /// A [`SpecError`] naming the valid agents or keys.
+    pub fn build_spec(&self, spec: &Spec, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
+        let entry =
+            self.entries
+                .get(spec.name.as_str())
+                .ok_or_else(|| SpecError::UnknownAgent {
+                    name: spec.name.clone(),
+                    valid: self.names().join(", "),
+                })?;
+        spec.check_keys(&entry.keys)?;
+        let seed = spec.get::<u64>("seed")?.unwrap_or(seed);
+        (entry.build)(spec, seed)
+    }
+
+    /// Checks a spec without keeping the agent.
+    ///
+    /// # Errors
+    /// As [`build`](Self::build).
+    pub fn validate(&self, spec: &str) -> Result<(), SpecError> {
+        self.build(spec, 0).map(|_| ())
+    }
+}
