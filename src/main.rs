@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod agents;
 mod games;
 mod perft_cmd;
 mod play;
@@ -23,6 +24,12 @@ enum Command {
     Play(play::PlayArgs),
     /// Count the leaves of the game tree to a depth, with timings (a move-generator benchmark).
     Perft(perft_cmd::PerftArgs),
+    /// List the agents (spec strings) a game offers, with their keys.
+    Agents {
+        /// The game.
+        #[arg(long, default_value_t = games::GameId::Othello8)]
+        game: games::GameId,
+    },
 }
 
 fn main() -> ExitCode {
@@ -30,6 +37,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Play(args)) => play::run(&args),
         Some(Command::Perft(args)) => perft_cmd::run(&args),
+        Some(Command::Agents { game }) => {
+            println!("{}", agents::help(game));
+            Ok(())
+        }
         None => play::run(&play::PlayArgs::default()),
     };
     match result {

@@ -1,4 +1,4 @@
-//! `stonelab play`: a game in the terminal between humans, random and greedy players.
+//! `stonelab play`: a game in the terminal between humans and agents built from spec strings.
 
 use std::io::{self, BufRead, Write};
 
@@ -7,21 +7,11 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use game::{Color, Game};
 use othello::{transcript, Move, Othello, Square};
-use rand::rngs::ChaCha8Rng;
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
+use search::{Agent, Budget};
 
+use crate::agents::othello_registry;
 use crate::games::GameId;
-
-/// Who plays a side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PlayerKind {
-    /// You, typing moves.
-    Human,
-    /// A uniformly random legal move.
-    Random,
-    /// The move that flips the most discs (ties broken by the seeded random generator).
-    Greedy,
-}
 
 /// When to colour the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -41,12 +31,13 @@ pub struct PlayArgs {
     /// The game.
     #[arg(long, default_value_t = GameId::Othello8)]
     pub game: GameId,
-    /// Who plays black (moves first).
-    #[arg(long, value_enum, default_value_t = PlayerKind::Human)]
-    pub black: PlayerKind,
-    /// Who plays white.
-    #[arg(long, value_enum, default_value_t = PlayerKind::Greedy)]
-    pub white: PlayerKind,
+    /// Who plays black (moves first): `human` or an agent spec such as `greedy`,
+    /// `alphabeta:depth=6` or `mcts:playouts=2000` (`stonelab agents` lists them).
+    #[arg(long, default_value = "human")]
+    pub black: String,
+    /// Who plays white: `human` or an agent spec.
+    #[arg(long, default_value = "greedy")]
+    pub white: String,
     /// Seed of the random choices (random and greedy players); printed when not given.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -59,8 +50,8 @@ impl Default for PlayArgs {
     fn default() -> Self {
         PlayArgs {
             game: GameId::Othello8,
-            black: PlayerKind::Human,
-            white: PlayerKind::Greedy,
+            black: "human".into(),
+            white: "greedy".into(),
             seed: None,
             color: ColorWhen::Auto,
         }
@@ -77,10 +68,35 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let seed = args
         .seed
         .unwrap_or_else(|| rand::rng().random::<u32>().into());
+    match args.game {
+        GameId::Othello4 => play_sized::<4>(args, seed, color),
+        GameId::Othello6 => play_sized::<6>(args, seed, color),
+        GameId::Othello8 => play_sized::<8>(args, seed, color),
+    }
+}
+
+fn play_sized<const N: usize>(args: &PlayArgs, seed: u64, color: bool) -> Result<()> {
+    let registry = othello_registry::<N>();
+    let player = |spec: &str, seed: u64| -> Result<Player<N>> {
+        if spec.trim().eq_ignore_ascii_case("human") {
+            return Ok(Player::Human);
+        }
+        let agent = registry.build(spec, seed).map_err(|e| {
+            anyhow::anyhow!("{e}\n(`human` is also accepted; `stonelab agents` lists the agents)")
+        })?;
+        Ok(Player::Agent {
+            name: spec.trim().to_string(),
+            agent,
+        })
+    };
+    let players = [
+        player(&args.black, seed)?,
+        player(&args.white, seed.wrapping_add(1))?,
+    ];
+    let stdout = io::stdout();
     let stdin = io::stdin();
     let mut session = Session {
-        players: [args.black, args.white],
-        rng: ChaCha8Rng::seed_from_u64(seed),
+        players,
         input: stdin.lock(),
         out: stdout.lock(),
         color,
@@ -89,20 +105,39 @@ pub fn run(args: &PlayArgs) -> Result<()> {
         session.out,
         "stonelab play {}: black {} vs white {}, seed {seed}",
         args.game,
-        describe(args.black),
-        describe(args.white)
+        session.players[0].name(),
+        session.players[1].name()
     )?;
-    match args.game {
-        GameId::Othello4 => session.play(Othello::<4>::new()),
-        GameId::Othello6 => session.play(Othello::<6>::new()),
-        GameId::Othello8 => session.play(Othello::<8>::new()),
+    session.play(Othello::<N>::new())
+}
+
+/// Who plays a side.
+enum Player<const N: usize> {
+    /// A person typing moves.
+    Human,
+    /// An agent built from a spec string.
+    Agent {
+        name: String,
+        agent: Box<dyn Agent<Othello<N>>>,
+    },
+}
+
+impl<const N: usize> Player<N> {
+    fn name(&self) -> &str {
+        match self {
+            Player::Human => "human",
+            Player::Agent { name, .. } => name,
+        }
+    }
+
+    fn is_human(&self) -> bool {
+        matches!(self, Player::Human)
     }
 }
 
-/// One game: the players, their random source, and where text comes from and goes.
-struct Session<R, W> {
-    players: [PlayerKind; 2],
-    rng: ChaCha8Rng,
+/// One game: the players, and where text comes from and goes.
+struct Session<const N: usize, R, W> {
+    players: [Player<N>; 2],
     input: R,
     out: W,
     color: bool,
@@ -125,14 +160,6 @@ fn parse_command(line: &str) -> Option<Command> {
     }
 }
 
-fn describe(kind: PlayerKind) -> &'static str {
-    match kind {
-        PlayerKind::Human => "human",
-        PlayerKind::Random => "random",
-        PlayerKind::Greedy => "greedy",
-    }
-}
-
 fn list(moves: &[Move]) -> String {
     moves
         .iter()
@@ -141,12 +168,12 @@ fn list(moves: &[Move]) -> String {
         .join(" ")
 }
 
-impl<R: BufRead, W: Write> Session<R, W> {
-    fn kind(&self, side: Color) -> PlayerKind {
-        self.players[side.index()]
+impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
+    fn is_human(&self, side: Color) -> bool {
+        self.players[side.index()].is_human()
     }
 
-    fn play<const N: usize>(&mut self, start: Othello<N>) -> Result<()> {
+    fn play(&mut self, start: Othello<N>) -> Result<()> {
         // positions[i] is the position before moves[i]; the last one is the current position.
         let mut positions = vec![start];
         let mut moves: Vec<Move> = Vec::new();
@@ -184,21 +211,20 @@ impl<R: BufRead, W: Write> Session<R, W> {
             }
             let side = pos.side_to_move();
             let legal = pos.legal_moves();
-            let kind = self.kind(side);
-            if kind != PlayerKind::Human {
-                let mv = self.choose(&pos, &legal, kind);
-                match mv {
-                    Move::Pass => writeln!(
-                        self.out,
-                        "{side} ({}) has no legal move and passes.",
-                        describe(kind)
-                    )?,
-                    Move::Place(sq) => {
-                        writeln!(self.out, "{side} ({}) plays {sq}.", describe(kind))?;
-                    }
-                }
-                positions.push(pos.play_unchecked(mv));
-                moves.push(mv);
+            if let Player::Agent { name, agent } = &mut self.players[side.index()] {
+                let decision = agent
+                    .select(&pos, &Budget::default())
+                    .map_err(|e| anyhow::anyhow!("{side} ({name}): {e}"))?;
+                let mv = decision.mv;
+                let next = pos
+                    .play(mv)
+                    .map_err(|e| anyhow::anyhow!("{side} ({name}) chose an illegal move: {e}"))?;
+                let text = match mv {
+                    Move::Pass => format!("{side} ({name}) has no legal move and passes."),
+                    Move::Place(sq) => format!("{side} ({name}) plays {sq}."),
+                };
+                writeln!(self.out, "{text}")?;
+                self.record(&mut positions, &mut moves, mv, next);
                 continue;
             }
             if pos.must_pass() {
@@ -258,8 +284,7 @@ impl<R: BufRead, W: Write> Session<R, W> {
                         if mv == Move::Pass {
                             writeln!(self.out, "{side} passes.")?;
                         }
-                        positions.push(next);
-                        moves.push(mv);
+                        self.record(&mut positions, &mut moves, mv, next);
                     }
                     Err(e) => {
                         writeln!(self.out, "Illegal: {e}. Legal moves: {}.", list(&legal))?;
@@ -281,49 +306,46 @@ impl<R: BufRead, W: Write> Session<R, W> {
         }
     }
 
-    /// Takes back moves until a human is to move again, at an earlier position. Returns false
-    /// when there is no such position.
-    fn undo<const N: usize>(
+    /// Plays `mv` (leading to `next`) into the history and tells the agents.
+    fn record(
         &mut self,
         positions: &mut Vec<Othello<N>>,
         moves: &mut Vec<Move>,
-    ) -> bool {
+        mv: Move,
+        next: Othello<N>,
+    ) {
+        positions.push(next);
+        moves.push(mv);
+        for player in &mut self.players {
+            if let Player::Agent { agent, .. } = player {
+                agent.observe(mv, &next);
+            }
+        }
+    }
+
+    /// Takes back moves until a human is to move again, at an earlier position. Returns false
+    /// when there is no such position.
+    fn undo(&mut self, positions: &mut Vec<Othello<N>>, moves: &mut Vec<Move>) -> bool {
         let target = (0..positions.len() - 1)
             .rev()
-            .find(|&i| self.kind(positions[i].side_to_move()) == PlayerKind::Human);
+            .find(|&i| self.is_human(positions[i].side_to_move()));
         match target {
             Some(i) => {
                 positions.truncate(i + 1);
                 moves.truncate(i);
+                // The agents' trees and tables describe the abandoned line.
+                for player in &mut self.players {
+                    if let Player::Agent { agent, .. } = player {
+                        agent.new_game();
+                    }
+                }
                 true
             }
             None => false,
         }
     }
 
-    fn choose<const N: usize>(
-        &mut self,
-        pos: &Othello<N>,
-        legal: &[Move],
-        kind: PlayerKind,
-    ) -> Move {
-        let pick =
-            |rng: &mut ChaCha8Rng, options: &[Move]| options[rng.random_range(0..options.len())];
-        match kind {
-            PlayerKind::Greedy => {
-                let flips = |m: &Move| match m {
-                    Move::Place(sq) => pos.flips(*sq).count_ones(),
-                    Move::Pass => 0,
-                };
-                let best = legal.iter().map(flips).max().unwrap_or(0);
-                let top: Vec<Move> = legal.iter().copied().filter(|m| flips(m) == best).collect();
-                pick(&mut self.rng, &top)
-            }
-            _ => pick(&mut self.rng, legal),
-        }
-    }
-
-    fn board<const N: usize>(&mut self, pos: &Othello<N>) -> io::Result<()> {
+    fn board(&mut self, pos: &Othello<N>) -> io::Result<()> {
         let frame = Style::new().fg_color(Some(Paint::Ansi(AnsiColor::BrightBlack)));
         let cell = Style::new().bg_color(Some(Paint::Ansi(AnsiColor::Green)));
         let black = cell.fg_color(Some(Paint::Ansi(AnsiColor::Black))).bold();
@@ -386,7 +408,10 @@ impl<R: BufRead, W: Write> Session<R, W> {
         let (b, w) = (pos.count(Color::Black), pos.count(Color::White));
         text.push_str(&format!("black (X) {b}  white (O) {w}"));
         if !pos.is_over() {
-            text.push_str(&format!("  {side} ({}) to move", describe(self.kind(side))));
+            text.push_str(&format!(
+                "  {side} ({}) to move",
+                self.players[side.index()].name()
+            ));
         }
         writeln!(self.out, "{text}")
     }
@@ -396,43 +421,22 @@ impl<R: BufRead, W: Write> Session<R, W> {
 mod tests {
     use super::*;
 
-    fn session(players: [PlayerKind; 2], input: &str) -> Session<&[u8], Vec<u8>> {
-        Session {
-            players,
-            rng: ChaCha8Rng::seed_from_u64(3),
-            input: input.as_bytes(),
-            out: Vec::new(),
-            color: false,
-        }
-    }
-
-    #[test]
-    fn greedy_picks_a_move_that_flips_most() {
-        let mut s = session([PlayerKind::Greedy; 2], "");
-        let pos = othello::replay_transcript::<8>("f5d6c3d3c4f4")
-            .unwrap()
-            .last()
-            .to_owned();
-        let legal = pos.legal_moves();
-        let best = legal
-            .iter()
-            .map(|m| match m {
-                Move::Place(sq) => pos.flips(*sq).count_ones(),
-                Move::Pass => 0,
-            })
-            .max()
-            .unwrap();
-        for _ in 0..20 {
-            let Move::Place(sq) = s.choose(&pos, &legal, PlayerKind::Greedy) else {
-                panic!()
-            };
-            assert_eq!(pos.flips(sq).count_ones(), best);
-        }
-    }
-
     #[test]
     fn undo_returns_to_the_humans_previous_turn() {
-        let mut s = session([PlayerKind::Human, PlayerKind::Greedy], "");
+        let registry = othello_registry::<8>();
+        let agent = registry.build("greedy", 1).unwrap();
+        let mut s = Session {
+            players: [
+                Player::Human,
+                Player::Agent {
+                    name: "greedy".into(),
+                    agent,
+                },
+            ],
+            input: "".as_bytes(),
+            out: Vec::new(),
+            color: false,
+        };
         let p0 = Othello::<8>::new();
         let p1 = p0.play("f5".parse().unwrap()).unwrap();
         let p2 = p1.play(p1.legal_moves()[0]).unwrap();

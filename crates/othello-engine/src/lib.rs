@@ -1,0 +1,9 @@
+//! Othello-only speed for stonelab: the hand-built heuristic [`Heuristic`] evaluation that
+//! alpha-beta uses on Othello by default, [`stable_discs`], and the exact endgame [`Solver`].
+#![deny(missing_docs)]
+
+mod eval;
+mod stability;
+
+pub use eval::{DiscDifference, Heuristic, HeuristicWeights};
+pub use stability::{stable_discs, stable_discs_naive};
