@@ -64,9 +64,8 @@ impl HeuristicWeights {
 
 /// The hand-built heuristic, from the side to move's point of view, in centi-discs.
 ///
-/// `score = squares + w_m * mobility + w_p * potential mobility + w_c * corners + w_s * stable
-/// + parity`, where each term is "mine minus theirs" and the square weights count for the
-/// square's owner. In the last third of the game the plain disc difference is blended in, since
+/// `score = squares + w_m * mobility + w_p * potential + w_c * corners + w_s * stable + parity`,
+/// where each term is "mine minus theirs" and the square weights count for the square's owner. In the last third of the game the plain disc difference is blended in, since
 /// there the final count is what matters.
 #[derive(Clone, Debug)]
 pub struct Heuristic<const N: usize> {
