@@ -3,7 +3,9 @@
 #![deny(missing_docs)]
 
 mod eval;
+mod solver;
 mod stability;
 
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};
+pub use solver::{Solution, Solver};
 pub use stability::{stable_discs, stable_discs_naive};

@@ -1,0 +1,565 @@
+//! The exact endgame solver: the final margin (empties to the winner) of an Othello position
+//! under perfect play, with a best move.
+//!
+//! Principal-variation search with null windows everywhere else, a transposition table of exact
+//! bounds keyed by the whole position, fastest-first move ordering (fewest opponent replies,
+//! corners counted twice) above a few empties and quadrant-parity ordering below, stability
+//! cutoffs, and special code for the last four empty squares that never generates a move list.
+//! The recursive kernel is compiled twice from one macro: portable, and for x86-64-v3
+//! (popcnt/lzcnt/BMI/AVX2) where the CPU has it.
+
+use std::time::{Duration, Instant};
+
+use game::Game;
+use othello::bitboard::{flips, legal_moves};
+use othello::{Move, Othello, Square};
+
+use crate::stable_discs;
+
+/// Bounds on the exact score of one position.
+#[derive(Clone, Copy, Debug, Default)]
+struct Entry {
+    player: u64,
+    opponent: u64,
+    lower: i8,
+    upper: i8,
+    best: u8,
+}
+
+const NO_MOVE: u8 = 255;
+
+/// What a solve found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    /// The final margin for the side to move under perfect play (empties to the winner), or a
+    /// bound of it when solving with a window that excludes the true score.
+    pub score: i32,
+    /// A best move (`Pass` when forced), `None` when the game is over.
+    pub best: Option<Move>,
+    /// The expected line from the table, starting with `best`.
+    pub pv: Vec<Move>,
+    /// Positions visited.
+    pub nodes: u64,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+/// The exact endgame solver for the `N x N` board. Keeps its transposition table between
+/// solves (its bounds are exact facts about positions, so they stay valid).
+pub struct Solver<const N: usize> {
+    table: Vec<Entry>,
+    nodes: u64,
+}
+
+/// Searches with at most this many empties use the move-list-free code.
+const SMALL: u32 = 4;
+/// Below this many empties moves are tried in parity order without sorting.
+const SORT_MIN: u32 = 7;
+/// The table is used from this many empties up.
+const TABLE_MIN: u32 = 7;
+/// Stability cutoffs are tried from this many empties up.
+const STABILITY_MIN: u32 = 6;
+
+#[inline(always)]
+fn final_score(player: u64, opponent: u64, squares: i32) -> i32 {
+    let p = player.count_ones() as i32;
+    let o = opponent.count_ones() as i32;
+    let empty = squares - p - o;
+    match p.cmp(&o) {
+        std::cmp::Ordering::Greater => p - o + empty,
+        std::cmp::Ordering::Less => p - o - empty,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+#[inline(always)]
+fn table_index(player: u64, opponent: u64, len: usize) -> usize {
+    let h = (player ^ opponent.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    ((h ^ (h >> 29)) as usize) & (len - 1)
+}
+
+/// The four quadrants of an `n x n` board in the 8x8 layout.
+const fn quadrants(n: usize) -> [u64; 4] {
+    let h = n / 2;
+    let mut q = [0u64; 4];
+    let mut r = 0;
+    while r < n {
+        let mut c = 0;
+        while c < n {
+            let i = (r >= h) as usize * 2 + (c >= h) as usize;
+            q[i] |= 1u64 << (8 * r + c);
+            c += 1;
+        }
+        r += 1;
+    }
+    q
+}
+
+/// The empty squares of quadrants with an odd number of empties (tried first: whoever moves
+/// last in a region tends to gain there).
+#[inline(always)]
+fn odd_quadrants(empty: u64, quads: &[u64; 4]) -> u64 {
+    let mut odd = 0;
+    for &q in quads {
+        if (empty & q).count_ones() & 1 == 1 {
+            odd |= q;
+        }
+    }
+    odd & empty
+}
+
+const fn corners(n: usize) -> u64 {
+    let m = n - 1;
+    1 | 1 << m | 1 << (8 * m) | 1 << (8 * m + m)
+}
+
+/// Search state shared by the kernels.
+struct Ctx<'a> {
+    table: &'a mut [Entry],
+    nodes: u64,
+}
+
+macro_rules! solver_kernels {
+    ($($attr:meta),*) => {
+        use super::*;
+
+        /// The score when one square is left: no move list, just the flips.
+        $(#[$attr])*
+        #[inline]
+        fn last1<const N: usize>(ctx: &mut Ctx, player: u64, opponent: u64, sq: u32) -> i32 {
+            let squares = (N * N) as i32;
+            ctx.nodes += 1;
+            let f = flips(sq, player, opponent);
+            if f != 0 {
+                return 2 * (player.count_ones() + f.count_ones() + 1) as i32 - squares;
+            }
+            let f = flips(sq, opponent, player);
+            if f != 0 {
+                return squares - 2 * (opponent.count_ones() + f.count_ones() + 1) as i32;
+            }
+            final_score(player, opponent, squares)
+        }
+
+        /// Up to `SMALL` empties: tries every empty square (odd quadrants first), no sorting,
+        /// no table.
+        $(#[$attr])*
+        pub(super) fn small<const N: usize>(
+            ctx: &mut Ctx,
+            player: u64,
+            opponent: u64,
+            mut alpha: i32,
+            beta: i32,
+            empty: u64,
+            passed: bool,
+        ) -> i32 {
+            let squares = (N * N) as i32;
+            if empty.count_ones() == 1 {
+                return last1::<N>(ctx, player, opponent, empty.trailing_zeros());
+            }
+            ctx.nodes += 1;
+            let odd = odd_quadrants(empty, &const { quadrants(N) });
+            let mut best = -squares - 1;
+            for set in [odd, empty & !odd] {
+                let mut todo = set;
+                while todo != 0 {
+                    let sq = todo.trailing_zeros();
+                    todo &= todo - 1;
+                    let f = flips(sq, player, opponent);
+                    if f == 0 {
+                        continue;
+                    }
+                    let bit = 1u64 << sq;
+                    let score = -small::<N>(ctx, opponent ^ f, player | f | bit, -beta, -alpha, empty ^ bit, false);
+                    if score > best {
+                        best = score;
+                        if score > alpha {
+                            alpha = score;
+                            if alpha >= beta {
+                                return best;
+                            }
+                        }
+                    }
+                }
+            }
+            if best == -squares - 1 {
+                // No move: pass, or the game is over.
+                if passed {
+                    return final_score(player, opponent, squares);
+                }
+                return -small::<N>(ctx, opponent, player, -beta, -alpha, empty, true);
+            }
+            best
+        }
+
+        /// Null-window search: is the score above `alpha`? Fail-soft.
+        $(#[$attr])*
+        pub(super) fn nws<const N: usize>(
+            ctx: &mut Ctx,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            empties: u32,
+        ) -> i32 {
+            pvs::<N>(ctx, player, opponent, alpha, alpha + 1, empties)
+        }
+
+        /// Principal-variation search in `(alpha, beta)`, fail-soft.
+        $(#[$attr])*
+        pub(super) fn pvs<const N: usize>(
+            ctx: &mut Ctx,
+            player: u64,
+            opponent: u64,
+            mut alpha: i32,
+            mut beta: i32,
+            empties: u32,
+        ) -> i32 {
+            let board = Othello::<N>::MASK;
+            let squares = (N * N) as i32;
+            let empty = !(player | opponent) & board;
+            if empties <= SMALL {
+                return small::<N>(ctx, player, opponent, alpha, beta, empty, false);
+            }
+            ctx.nodes += 1;
+            let moves = legal_moves(player, opponent) & board;
+            if moves == 0 {
+                if legal_moves(opponent, player) & board == 0 {
+                    return final_score(player, opponent, squares);
+                }
+                return -pvs::<N>(ctx, opponent, player, -beta, -alpha, empties);
+            }
+            // Stability: the opponent keeps its stable discs, which caps our score.
+            if empties >= STABILITY_MIN && alpha >= 0 {
+                let cap = squares - 2 * stable_discs(opponent, player, board).count_ones() as i32;
+                if cap <= alpha {
+                    return cap;
+                }
+                if cap < beta {
+                    beta = cap;
+                }
+            }
+            let mut tt_move = NO_MOVE;
+            let slot = if empties >= TABLE_MIN {
+                let i = table_index(player, opponent, ctx.table.len());
+                let e = ctx.table[i];
+                if e.player == player && e.opponent == opponent {
+                    let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
+                    if lower >= beta {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
+                    if lower == upper {
+                        return lower;
+                    }
+                    alpha = alpha.max(lower);
+                    beta = beta.min(upper);
+                    tt_move = e.best;
+                }
+                Some(i)
+            } else {
+                None
+            };
+            let original_alpha = alpha;
+            let mut best = -squares - 1;
+            let mut best_sq = NO_MOVE;
+
+            // Order: the table's move, then fastest first (or parity order when few empties).
+            let mut list = [(0i32, 0u32, 0u64); 64];
+            let mut count = 0;
+            let mut rest = moves;
+            if tt_move != NO_MOVE && moves >> tt_move & 1 == 1 {
+                let sq = u32::from(tt_move);
+                list[0] = (i32::MIN, sq, flips(sq, player, opponent));
+                count = 1;
+                rest &= !(1u64 << sq);
+            }
+            if empties >= SORT_MIN {
+                let corner_mask = const { corners(N) };
+                let odd = odd_quadrants(empty, &const { quadrants(N) });
+                while rest != 0 {
+                    let sq = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let f = flips(sq, player, opponent);
+                    let bit = 1u64 << sq;
+                    let (np, no) = (opponent ^ f, player | f | bit);
+                    let replies = legal_moves(np, no) & board;
+                    let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16;
+                    if bit & corner_mask != 0 {
+                        key -= 12;
+                    }
+                    if bit & odd != 0 {
+                        key -= 4;
+                    }
+                    if count < list.len() {
+                        list[count] = (key, sq, f);
+                        count += 1;
+                    }
+                }
+            } else {
+                let odd = odd_quadrants(empty, &const { quadrants(N) });
+                for set in [rest & odd, rest & !odd] {
+                    let mut todo = set;
+                    while todo != 0 {
+                        let sq = todo.trailing_zeros();
+                        todo &= todo - 1;
+                        if count < list.len() {
+                            list[count] = (0, sq, flips(sq, player, opponent));
+                            count += 1;
+                        }
+                    }
+                }
+            }
+            let sorted = empties >= SORT_MIN;
+            for i in 0..count {
+                if sorted {
+                    // Selection sort: most nodes cut after the first few moves.
+                    let mut min = i;
+                    for j in i + 1..count {
+                        if list[j].0 < list[min].0 {
+                            min = j;
+                        }
+                    }
+                    list.swap(i, min);
+                }
+                let (_, sq, f) = list[i];
+                let bit = 1u64 << sq;
+                let (np, no) = (opponent ^ f, player | f | bit);
+                let score = if i == 0 || beta - alpha == 1 {
+                    -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
+                } else {
+                    let probe = -nws::<N>(ctx, np, no, -alpha - 1, empties - 1);
+                    if probe > alpha && probe < beta {
+                        -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
+                    } else {
+                        probe
+                    }
+                };
+                if score > best {
+                    best = score;
+                    best_sq = sq as u8;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            if let Some(i) = slot {
+                let e = &mut ctx.table[i];
+                if e.player != player || e.opponent != opponent {
+                    *e = Entry {
+                        player,
+                        opponent,
+                        lower: -squares as i8,
+                        upper: squares as i8,
+                        best: NO_MOVE,
+                    };
+                }
+                if best > original_alpha && best < beta {
+                    e.lower = best as i8;
+                    e.upper = best as i8;
+                } else if best >= beta {
+                    e.lower = e.lower.max(best as i8);
+                } else {
+                    e.upper = e.upper.min(best as i8);
+                }
+                e.best = best_sq;
+            }
+            best
+        }
+
+        /// The root: the score in `(alpha, beta)` and the best move's square.
+        $(#[$attr])*
+        pub(super) fn root<const N: usize>(
+            ctx: &mut Ctx,
+            player: u64,
+            opponent: u64,
+            mut alpha: i32,
+            beta: i32,
+        ) -> (i32, Option<u32>) {
+            let board = Othello::<N>::MASK;
+            let empty = !(player | opponent) & board;
+            let empties = empty.count_ones();
+            let mut moves = legal_moves(player, opponent) & board;
+            if moves == 0 {
+                return (pvs::<N>(ctx, player, opponent, alpha, beta, empties), None);
+            }
+            // Order the root by a first pass of the same search: the table then knows the best
+            // reply lines; simplest is to search the table's move first.
+            let mut order = Vec::new();
+            let i = table_index(player, opponent, ctx.table.len());
+            let e = ctx.table[i];
+            if e.player == player && e.opponent == opponent && e.best != NO_MOVE && moves >> e.best & 1 == 1 {
+                order.push(u32::from(e.best));
+                moves &= !(1u64 << e.best);
+            }
+            let mut keyed: Vec<(u32, u32)> = Vec::new();
+            while moves != 0 {
+                let sq = moves.trailing_zeros();
+                moves &= moves - 1;
+                let f = flips(sq, player, opponent);
+                let replies = legal_moves(opponent ^ f, player | f | 1 << sq) & board;
+                keyed.push((replies.count_ones(), sq));
+            }
+            keyed.sort_unstable();
+            order.extend(keyed.into_iter().map(|(_, sq)| sq));
+            let mut best = (i32::MIN, None);
+            for (k, &sq) in order.iter().enumerate() {
+                let f = flips(sq, player, opponent);
+                let (np, no) = (opponent ^ f, player | f | 1 << sq);
+                let score = if k == 0 {
+                    -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
+                } else {
+                    let probe = -nws::<N>(ctx, np, no, -alpha - 1, empties - 1);
+                    if probe > alpha && probe < beta {
+                        -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
+                    } else {
+                        probe
+                    }
+                };
+                if score > best.0 {
+                    best = (score, Some(sq));
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            best
+        }
+    };
+}
+
+mod portable {
+    solver_kernels!();
+}
+
+#[cfg(target_arch = "x86_64")]
+mod v3 {
+    solver_kernels!(target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2"));
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_v3() -> bool {
+    std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("avx2")
+}
+
+impl<const N: usize> Default for Solver<N> {
+    fn default() -> Self {
+        Self::new(22)
+    }
+}
+
+impl<const N: usize> Solver<N> {
+    /// A solver whose table holds `2^table_bits` positions (24 bytes each; 22 bits is 96 MiB).
+    #[must_use]
+    pub fn new(table_bits: u32) -> Self {
+        Solver {
+            table: vec![Entry::default(); 1usize << table_bits.clamp(4, 30)],
+            nodes: 0,
+        }
+    }
+
+    /// Forgets every stored bound.
+    pub fn clear(&mut self) {
+        self.table.iter_mut().for_each(|e| *e = Entry::default());
+    }
+
+    /// The exact perfect-play margin of `pos` and a best move.
+    pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
+        let squares = (N * N) as i32;
+        self.solve_window(pos, -squares - 1, squares + 1)
+    }
+
+    /// Whether the side to move wins (+), draws (0) or loses (-): a null-window solve around 0,
+    /// much faster than the exact score. The returned score has the right sign only.
+    pub fn solve_wld(&mut self, pos: &Othello<N>) -> Solution {
+        self.solve_window(pos, -1, 1)
+    }
+
+    /// Solves within `(alpha, beta)`: the exact score when it lies inside, else a bound on the
+    /// side it falls (fail-soft).
+    pub fn solve_window(&mut self, pos: &Othello<N>, alpha: i32, beta: i32) -> Solution {
+        let start = Instant::now();
+        let (player, opponent) = (pos.player(), pos.opponent());
+        let mut ctx = Ctx {
+            table: &mut self.table,
+            nodes: 0,
+        };
+        if pos.is_over() {
+            return Solution {
+                score: pos.final_margin()
+                    * if pos.side_to_move() == game::Color::Black {
+                        1
+                    } else {
+                        -1
+                    },
+                best: None,
+                pv: Vec::new(),
+                nodes: 1,
+                elapsed: start.elapsed(),
+            };
+        }
+        #[cfg(target_arch = "x86_64")]
+        let (score, best) = if has_v3() {
+            // SAFETY: the CPU supports every feature the v3 kernels are compiled for (checked).
+            unsafe { v3::root::<N>(&mut ctx, player, opponent, alpha, beta) }
+        } else {
+            portable::root::<N>(&mut ctx, player, opponent, alpha, beta)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let (score, best) = portable::root::<N>(&mut ctx, player, opponent, alpha, beta);
+        let nodes = ctx.nodes;
+        self.nodes += nodes;
+        let best = match best {
+            Some(sq) => Square::from_index(sq).map(Move::Place),
+            None => Some(Move::Pass),
+        };
+        let pv = best.map(|mv| self.pv(pos, mv)).unwrap_or_default();
+        Solution {
+            score,
+            best,
+            pv,
+            nodes,
+            elapsed: start.elapsed(),
+        }
+    }
+
+    /// The line of best moves the table knows after `first`.
+    fn pv(&self, pos: &Othello<N>, first: Move) -> Vec<Move> {
+        let mut line = vec![first];
+        let mut pos = pos.play_unchecked(first);
+        while line.len() < N * N && !pos.is_over() {
+            let mv = if pos.must_pass() {
+                Move::Pass
+            } else {
+                let i = table_index(pos.player(), pos.opponent(), self.table.len());
+                let e = self.table[i];
+                if e.player != pos.player() || e.opponent != pos.opponent() || e.best == NO_MOVE {
+                    break;
+                }
+                match Square::from_index(u32::from(e.best)) {
+                    Some(sq) if pos.is_legal(Move::Place(sq)) => Move::Place(sq),
+                    _ => break,
+                }
+            };
+            line.push(mv);
+            pos = pos.play_unchecked(mv);
+        }
+        line
+    }
+
+    /// Nodes searched by this solver since it was made.
+    #[must_use]
+    pub fn total_nodes(&self) -> u64 {
+        self.nodes
+    }
+}

@@ -1,0 +1,183 @@
+//! The endgame solver against outside truth (the FFO suite's exact scores) and against its slow
+//! twin (plain negamax through the `Game` trait).
+
+use std::path::PathBuf;
+
+use game::{Game, Symmetry};
+use othello::{Move, Othello, Othello6, Othello8};
+use othello_engine::Solver;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+/// One FFO position: board, and every legal move with its exact score.
+struct Ffo {
+    number: usize,
+    pos: Othello8,
+    scores: Vec<(Move, i32)>,
+}
+
+fn ffo() -> Vec<Ffo> {
+    let root = std::env::var_os("STONELAB_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        PathBuf::from,
+    );
+    let mut out = Vec::new();
+    for (file, first) in [
+        ("fforum-1-19.obf", 1),
+        ("fforum-20-39.obf", 20),
+        ("fforum-40-59.obf", 40),
+    ] {
+        let path = root.join("data/othello/ffo").join(file);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+            let mut parts = line.split(';');
+            let pos: Othello8 = parts.next().unwrap().trim().parse().unwrap();
+            let scores = parts
+                .filter_map(|m| m.split_once(':'))
+                .map(|(mv, score)| {
+                    (
+                        mv.trim().parse::<Move>().unwrap(),
+                        score.trim().parse::<i32>().unwrap(),
+                    )
+                })
+                .collect();
+            out.push(Ffo {
+                number: first + i,
+                pos,
+                scores,
+            });
+        }
+    }
+    out
+}
+
+fn check_ffo(range: std::ops::RangeInclusive<usize>) {
+    let mut solver = Solver::<8>::new(22);
+    let (mut nodes, mut time) = (0u64, 0.0);
+    for case in ffo().into_iter().filter(|c| range.contains(&c.number)) {
+        solver.clear();
+        let s = solver.solve(&case.pos);
+        let best = case.scores.iter().map(|s| s.1).max().unwrap();
+        assert_eq!(s.score, best, "FFO #{} score", case.number);
+        let mv = s.best.unwrap();
+        let listed = case.scores.iter().find(|(m, _)| *m == mv).map(|s| s.1);
+        assert_eq!(
+            listed,
+            Some(best),
+            "FFO #{}: {mv} is not a best move",
+            case.number
+        );
+        println!(
+            "FFO #{:2}: {:+3} {mv}  {:>12} nodes {:>8.3} s",
+            case.number,
+            s.score,
+            s.nodes,
+            s.elapsed.as_secs_f64()
+        );
+        nodes += s.nodes;
+        time += s.elapsed.as_secs_f64();
+    }
+    println!("total {nodes} nodes {time:.3} s");
+}
+
+#[test]
+fn ffo_1_to_19_exact_scores_and_best_moves() {
+    check_ffo(1..=19);
+}
+
+#[test]
+#[ignore = "slow: minutes in release mode; also in `stonelab bench endgame`"]
+fn ffo_20_to_39() {
+    check_ffo(20..=39);
+}
+
+#[test]
+#[ignore = "slow: long in release mode; also in `stonelab bench endgame`"]
+fn ffo_40_to_49() {
+    check_ffo(40..=49);
+}
+
+/// The slow twin: negamax to the end through the Game trait.
+fn negamax<G: Game>(pos: &G) -> i32 {
+    if let Some(o) = pos.outcome() {
+        return o.score_for(pos.side_to_move());
+    }
+    pos.legal_moves()
+        .iter()
+        .map(|&m| -negamax(&pos.play_unchecked(m)))
+        .max()
+        .unwrap_or(0)
+}
+
+fn random_endgames<const N: usize>(count: usize, empties: u32, seed: u64) -> Vec<Othello<N>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pos = Othello::<N>::new();
+        while !pos.is_over() && pos.empty().count_ones() > empties {
+            let moves = pos.legal_moves();
+            pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if !pos.is_over() {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+#[test]
+fn solver_equals_plain_negamax_on_random_endgames() {
+    let mut solver = Solver::<8>::new(16);
+    for empties in [1, 2, 3, 4, 5, 6, 7, 8, 9] {
+        for pos in random_endgames::<8>(30, empties, u64::from(empties)) {
+            let exact = negamax(&pos);
+            let s = solver.solve(&pos);
+            assert_eq!(s.score, exact, "{pos}");
+            let mv = s.best.unwrap();
+            assert_eq!(
+                -negamax(&pos.play(mv).unwrap()),
+                exact,
+                "{pos}: {mv} is not best"
+            );
+            let wld = solver.solve_wld(&pos).score;
+            assert_eq!(wld.signum(), exact.signum(), "{pos}: win/loss/draw");
+        }
+    }
+    let mut solver6 = Solver::<6>::new(16);
+    for pos in random_endgames::<6>(40, 10, 66) {
+        assert_eq!(solver6.solve(&pos).score, negamax(&pos), "{pos}");
+    }
+    let mut solver4 = Solver::<4>::new(12);
+    for pos in random_endgames::<4>(40, 12, 44) {
+        assert_eq!(solver4.solve(&pos).score, negamax(&pos), "{pos}");
+    }
+}
+
+#[test]
+fn the_eight_symmetries_solve_to_the_same_score() {
+    let cases = ffo();
+    let mut solver = Solver::<8>::new(20);
+    for case in cases.iter().filter(|c| [1, 3, 7, 12].contains(&c.number)) {
+        let scores: Vec<i32> = Symmetry::ALL
+            .iter()
+            .map(|&s| solver.solve(&case.pos.transform(s)).score)
+            .collect();
+        assert!(
+            scores.iter().all(|&s| s == scores[0]),
+            "FFO #{}: {scores:?}",
+            case.number
+        );
+    }
+    for pos in random_endgames::<6>(5, 14, 6) {
+        let scores: Vec<i32> = Symmetry::ALL
+            .iter()
+            .map(|&s| solver6(&pos.transform(s)))
+            .collect();
+        assert!(scores.iter().all(|&s| s == scores[0]), "{pos}: {scores:?}");
+    }
+}
+
+fn solver6(pos: &Othello6) -> i32 {
+    Solver::<6>::new(14).solve(pos).score
+}
