@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod agents;
+mod bench_cmd;
 mod games;
 mod perft_cmd;
 mod play;
+mod solve_cmd;
 
 /// A lab for two-player stone games: play, train and measure Othello and Gomoku AIs.
 #[derive(Parser, Debug)]
@@ -24,6 +26,10 @@ enum Command {
     Play(play::PlayArgs),
     /// Count the leaves of the game tree to a depth, with timings (a move-generator benchmark).
     Perft(perft_cmd::PerftArgs),
+    /// Solve positions exactly: best move, perfect-play score, nodes and time.
+    Solve(solve_cmd::SolveArgs),
+    /// Deterministic benchmarks (FFO endgames) with node-count checksums.
+    Bench(bench_cmd::BenchArgs),
     /// List the agents (spec strings) a game offers, with their keys.
     Agents {
         /// The game.
@@ -37,6 +43,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Play(args)) => play::run(&args),
         Some(Command::Perft(args)) => perft_cmd::run(&args),
+        Some(Command::Solve(args)) => solve_cmd::run(&args),
+        Some(Command::Bench(args)) => bench_cmd::run(&args),
         Some(Command::Agents { game }) => {
             println!("{}", agents::help(game));
             Ok(())

@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod eval;
+pub mod obf;
 mod solver;
 mod stability;
 

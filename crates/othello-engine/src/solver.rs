@@ -543,11 +543,14 @@ impl<const N: usize> Solver<N> {
             } else {
                 let i = table_index(pos.player(), pos.opponent(), self.table.len());
                 let e = self.table[i];
-                if e.player != pos.player() || e.opponent != pos.opponent() || e.best == NO_MOVE {
-                    break;
-                }
+                let known = e.player == pos.player() && e.opponent == pos.opponent() && e.best != NO_MOVE;
                 match Square::from_index(u32::from(e.best)) {
-                    Some(sq) if pos.is_legal(Move::Place(sq)) => Move::Place(sq),
+                    Some(sq) if known && pos.is_legal(Move::Place(sq)) => Move::Place(sq),
+                    // Below the table's reach the rest of the line is cheap to solve exactly.
+                    _ if pos.empty().count_ones() < TABLE_MIN => match best_small(&pos) {
+                        Some(mv) => mv,
+                        None => break,
+                    },
                     _ => break,
                 }
             };
@@ -557,9 +560,20 @@ impl<const N: usize> Solver<N> {
         line
     }
 
-    /// Nodes searched by this solver since it was made.
+    /// Nodes searched by this solver since it was made (PV completion not counted).
     #[must_use]
     pub fn total_nodes(&self) -> u64 {
         self.nodes
     }
+}
+
+/// A best move of a position with few empties, by plain exact negamax (for completing lines).
+fn best_small<const N: usize>(pos: &Othello<N>) -> Option<Move> {
+    fn value<const N: usize>(pos: &Othello<N>) -> i32 {
+        match pos.outcome() {
+            Some(o) => o.score_for(pos.side_to_move()),
+            None => pos.legal_moves().iter().map(|&m| -value(&pos.play_unchecked(m))).max().unwrap_or(0),
+        }
+    }
+    pos.legal_moves().into_iter().max_by_key(|&m| -value(&pos.play_unchecked(m)))
 }

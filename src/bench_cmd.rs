@@ -1,0 +1,92 @@
+//! `stonelab bench`: deterministic benchmarks whose node counts are a checksum of search
+//! behaviour (quote them in commits that change search).
+
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use clap::{Args, Subcommand};
+use othello_engine::obf::ffo_suite;
+use othello_engine::Solver;
+
+use crate::solve_cmd::rate;
+
+/// Arguments of `stonelab bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    what: BenchKind,
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchKind {
+    /// Solve FFO endgame positions exactly (bundled suite #1-#59) and check every score.
+    Endgame {
+        /// Which positions, as `FIRST-LAST` (1-59).
+        #[arg(long, default_value = "1-19")]
+        range: String,
+        /// The transposition table holds 2^bits positions.
+        #[arg(long, default_value_t = 22)]
+        table_bits: u32,
+    },
+}
+
+pub fn run(args: &BenchArgs) -> Result<()> {
+    match &args.what {
+        BenchKind::Endgame { range, table_bits } => endgame(range, *table_bits),
+    }
+}
+
+fn parse_range(text: &str) -> Result<(usize, usize)> {
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let (a, b): (usize, usize) = match (a.trim().parse(), b.trim().parse()) {
+        (Ok(a), Ok(b)) => (a, b),
+        _ => bail!("bad range {text:?}: expected FIRST-LAST such as 20-39"),
+    };
+    if a < 1 || b > 59 || a > b {
+        bail!("bad range {text:?}: FFO positions are numbered 1 to 59");
+    }
+    Ok((a, b))
+}
+
+fn endgame(range: &str, table_bits: u32) -> Result<()> {
+    let (first, last) = parse_range(range)?;
+    let suite = ffo_suite();
+    let mut solver = Solver::<8>::new(table_bits);
+    let (mut nodes, mut time, mut wrong) = (0u64, Duration::ZERO, 0);
+    // FNV-1a over the node counts: a fingerprint of the search's exact behaviour.
+    let mut checksum: u64 = 0xcbf2_9ce4_8422_2325;
+    println!("FFO endgame benchmark #{first}-#{last}, one thread, table 2^{table_bits}, each solved from a cleared table");
+    println!("{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}", "#", "empties", "score", "move", "nodes", "seconds", "nodes/s");
+    for number in first..=last {
+        let problem = &suite[number - 1];
+        solver.clear();
+        let s = solver.solve(&problem.pos);
+        let expected = problem.best_score();
+        let best_ok = s.best.is_some_and(|mv| problem.scores.iter().any(|&(m, sc)| m == mv && Some(sc) == expected));
+        let ok = expected == Some(s.score) && best_ok;
+        if !ok {
+            wrong += 1;
+        }
+        println!(
+            "{number:>4} {:>7} {:>+6} {:>5} {:>14} {:>9.3} {:>10}{}",
+            problem.pos.empty().count_ones(),
+            s.score,
+            s.best.map(|m| m.to_string()).unwrap_or_default(),
+            s.nodes,
+            s.elapsed.as_secs_f64(),
+            rate(s.nodes, s.elapsed),
+            if ok { "" } else { "  WRONG" }
+        );
+        nodes += s.nodes;
+        time += s.elapsed;
+        for byte in s.nodes.to_le_bytes() {
+            checksum = (checksum ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!("total: {nodes} nodes, {:.3} s, {} nodes/s", time.as_secs_f64(), rate(nodes, time));
+    println!("node checksum: {checksum:016x}");
+    if wrong > 0 {
+        bail!("{wrong} position(s) solved wrongly");
+    }
+    Ok(())
+}

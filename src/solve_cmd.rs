@@ -1,0 +1,141 @@
+//! `stonelab solve`: exact endgame scores, best moves and search statistics.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use game::Game;
+use othello::Othello;
+use othello_engine::obf::parse_obf;
+use othello_engine::Solver;
+
+use crate::games::GameId;
+
+/// Arguments of `stonelab solve`.
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Board strings (squares X/O/- from a1, then the side to move) or `.obf` files; none means
+    /// the game's start position.
+    #[arg(allow_hyphen_values = true)]
+    positions: Vec<String>,
+    /// The game (board size).
+    #[arg(long, default_value_t = GameId::Othello8)]
+    game: GameId,
+    /// Only decide win, draw or loss (a null-window search around 0; much faster).
+    #[arg(long)]
+    wld: bool,
+    /// The transposition table holds 2^bits positions (24 bytes each).
+    #[arg(long, default_value_t = 22)]
+    table_bits: u32,
+}
+
+/// One position to solve, with its source and the expected score when a file lists it.
+struct Job<const N: usize> {
+    label: String,
+    pos: Othello<N>,
+    expected: Option<i32>,
+}
+
+pub fn run(args: &SolveArgs) -> Result<()> {
+    match args.game {
+        GameId::Othello4 => run_sized::<4>(args),
+        GameId::Othello6 => run_sized::<6>(args),
+        GameId::Othello8 => run_sized::<8>(args),
+    }
+}
+
+fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
+    if args.positions.is_empty() {
+        return Ok(vec![Job { label: "start".into(), pos: Othello::<N>::new(), expected: None }]);
+    }
+    let mut out = Vec::new();
+    for arg in &args.positions {
+        let path = Path::new(arg);
+        if path.is_file() {
+            if N != 8 {
+                bail!(".obf files hold 8x8 positions; use --game othello8");
+            }
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {arg}"))?;
+            let problems = parse_obf(&text).with_context(|| format!("in {arg}"))?;
+            for (i, p) in problems.into_iter().enumerate() {
+                let pos = Othello::<N>::from_board_string(&p.pos.to_string())?;
+                out.push(Job { label: format!("{}:{}", path.display(), i + 1), pos, expected: p.best_score() });
+            }
+        } else {
+            let pos = Othello::<N>::from_board_string(arg)
+                .with_context(|| format!("{arg:?} is neither a file nor a board string"))?;
+            out.push(Job { label: format!("#{}", out.len() + 1), pos, expected: None });
+        }
+    }
+    Ok(out)
+}
+
+fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
+    let jobs = jobs::<N>(args)?;
+    let mut solver = Solver::<N>::new(args.table_bits);
+    let (mut nodes, mut time, mut wrong) = (0u64, Duration::ZERO, 0);
+    println!(
+        "{:<14} {:>4} {:>7} {:>6} {:>14} {:>9} {:>10}  line",
+        "position", "side", "empties", "score", "nodes", "seconds", "nodes/s"
+    );
+    for job in &jobs {
+        let s = if args.wld { solver.solve_wld(&job.pos) } else { solver.solve(&job.pos) };
+        let score = if args.wld {
+            match s.score.signum() {
+                1 => "win".to_string(),
+                -1 => "loss".to_string(),
+                _ => "draw".to_string(),
+            }
+        } else {
+            format!("{:+}", s.score)
+        };
+        let check = match job.expected {
+            Some(e) if !args.wld && e != s.score => {
+                wrong += 1;
+                format!("  WRONG: expected {e:+}")
+            }
+            Some(e) if args.wld && e.signum() != s.score.signum() => {
+                wrong += 1;
+                format!("  WRONG: expected {e:+}")
+            }
+            Some(_) => "  ok".to_string(),
+            None => String::new(),
+        };
+        let line: Vec<String> = s.pv.iter().map(ToString::to_string).collect();
+        println!(
+            "{:<14} {:>4} {:>7} {:>6} {:>14} {:>9.3} {:>10}  {}{check}",
+            job.label,
+            job.pos.side_to_move().symbol(),
+            job.pos.empty().count_ones(),
+            score,
+            s.nodes,
+            s.elapsed.as_secs_f64(),
+            rate(s.nodes, s.elapsed),
+            line.join(" ")
+        );
+        nodes += s.nodes;
+        time += s.elapsed;
+    }
+    if jobs.len() > 1 {
+        println!("total: {} positions, {nodes} nodes, {:.3} s, {} nodes/s", jobs.len(), time.as_secs_f64(), rate(nodes, time));
+    }
+    if wrong > 0 {
+        bail!("{wrong} position(s) solved to a score other than the file lists");
+    }
+    Ok(())
+}
+
+/// Nodes per second, human-readable.
+pub fn rate(nodes: u64, time: Duration) -> String {
+    let secs = time.as_secs_f64();
+    if secs <= 0.0 {
+        return "-".into();
+    }
+    let r = nodes as f64 / secs;
+    if r >= 1e6 {
+        format!("{:.1} M", r / 1e6)
+    } else {
+        format!("{:.1} k", r / 1e3)
+    }
+}
