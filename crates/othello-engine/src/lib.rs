@@ -2,11 +2,13 @@
 //! alpha-beta uses on Othello by default, [`stable_discs`], and the exact endgame [`Solver`].
 #![deny(missing_docs)]
 
+mod agent;
 mod eval;
 pub mod obf;
 mod solver;
 mod stability;
 
+pub use agent::SolverAgent;
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};
 pub use solver::{Solution, Solver};
 pub use stability::{stable_discs, stable_discs_naive};

@@ -64,10 +64,15 @@ pub fn parse_obf(text: &str) -> Result<Vec<Problem>, ObfError> {
         }
         let mut parts = trimmed.split(';');
         let board = parts.next().unwrap_or_default();
-        let pos: Othello8 = board.parse().map_err(|source| ObfError::Board { line, source })?;
+        let pos: Othello8 = board
+            .parse()
+            .map_err(|source| ObfError::Board { line, source })?;
         let mut scores = Vec::new();
         for entry in parts.map(str::trim).filter(|p| !p.is_empty()) {
-            let bad = || ObfError::Score { line, text: entry.to_string() };
+            let bad = || ObfError::Score {
+                line,
+                text: entry.to_string(),
+            };
             let (mv, score) = entry.split_once(':').ok_or_else(bad)?;
             let mv: Move = mv.trim().parse().map_err(|_: NotationError| bad())?;
             let score: i32 = score.trim().parse().map_err(|_| bad())?;
@@ -110,8 +115,19 @@ mod tests {
         let err = parse_obf("\n--X X;").unwrap_err();
         assert!(matches!(err, ObfError::Board { line: 2, .. }));
         let start = othello::Othello8::new().to_string();
-        assert!(matches!(parse_obf(&format!("{start}; D3:x;")), Err(ObfError::Score { line: 1, .. })));
-        assert!(matches!(parse_obf(&format!("{start}; A1:+2;")), Err(ObfError::Illegal { .. })));
-        assert_eq!(parse_obf(&format!("{start}; d3:+0; C4:-0;")).unwrap()[0].scores.len(), 2);
+        assert!(matches!(
+            parse_obf(&format!("{start}; D3:x;")),
+            Err(ObfError::Score { line: 1, .. })
+        ));
+        assert!(matches!(
+            parse_obf(&format!("{start}; A1:+2;")),
+            Err(ObfError::Illegal { .. })
+        ));
+        assert_eq!(
+            parse_obf(&format!("{start}; d3:+0; C4:-0;")).unwrap()[0]
+                .scores
+                .len(),
+            2
+        );
     }
 }

@@ -24,6 +24,8 @@ struct Entry {
     lower: i8,
     upper: i8,
     best: u8,
+    /// Empty squares of the position: deeper entries are kept over shallower ones.
+    empties: u8,
 }
 
 const NO_MOVE: u8 = 255;
@@ -72,10 +74,30 @@ fn final_score(player: u64, opponent: u64, squares: i32) -> i32 {
     }
 }
 
+/// The first of the two slots (a bucket) where a position may be stored.
 #[inline(always)]
 fn table_index(player: u64, opponent: u64, len: usize) -> usize {
     let h = (player ^ opponent.rotate_left(29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    ((h ^ (h >> 29)) as usize) & (len - 1)
+    ((h ^ (h >> 29)) as usize) & (len - 1) & !1
+}
+
+/// The slot holding this position, if any.
+#[inline(always)]
+fn find(table: &[Entry], player: u64, opponent: u64) -> Option<usize> {
+    let i = table_index(player, opponent, table.len());
+    (i..i + 2).find(|&j| table[j].player == player && table[j].opponent == opponent)
+}
+
+/// The slot to store this position in: its own; else the bucket's first slot when the position
+/// is at least as deep as the one there (depth-preferred); else the second (always replaced).
+#[inline(always)]
+fn victim(table: &[Entry], player: u64, opponent: u64, empties: u32) -> usize {
+    let i = table_index(player, opponent, table.len());
+    find(table, player, opponent).unwrap_or(if empties >= u32::from(table[i].empties) {
+        i
+    } else {
+        i + 1
+    })
 }
 
 /// The four quadrants of an `n x n` board in the 8x8 layout.
@@ -106,6 +128,51 @@ fn odd_quadrants(empty: u64, quads: &[u64; 4]) -> u64 {
         }
     }
     odd & empty
+}
+
+/// From this many empties, children are looked up in the table before any is searched.
+const ETC_MIN: u32 = 14;
+/// From this many empties, moves are ordered by a shallow search as well.
+const SHALLOW_MIN: u32 = 14;
+/// How much the fastest-first key counts beside the shallow search score.
+const SHALLOW_MIX: i32 = 1;
+
+/// X-squares (diagonal neighbours of the corners) of an `n x n` board.
+const fn x_squares(n: usize) -> u64 {
+    let m = n - 2;
+    1 << 9 | 1 << (8 + m) | 1 << (8 * m + 1) | 1 << (8 * m + m)
+}
+
+/// The X-squares whose corner is empty.
+#[inline(always)]
+fn x_next_to_empty_corner<const N: usize>(empty: u64) -> u64 {
+    let m = N - 1;
+    let mut out = 0;
+    if empty & 1 != 0 {
+        out |= 1 << 9;
+    }
+    if empty & 1 << m != 0 {
+        out |= 1 << (m - 1 + 8);
+    }
+    if empty & 1 << (8 * m) != 0 {
+        out |= 1 << (8 * (m - 1) + 1);
+    }
+    if empty & 1 << (8 * m + m) != 0 {
+        out |= 1 << (8 * (m - 1) + m - 1);
+    }
+    out
+}
+
+/// Weight of the opponent's potential mobility in the move-ordering key (mobility weighs 16).
+const POTENTIAL_WEIGHT: i32 = 4;
+
+/// The empty-or-not squares next to any of `discs` (8-neighbourhood), in the 8x8 layout.
+#[inline(always)]
+fn neighbours(discs: u64) -> u64 {
+    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
+    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let row = ((discs << 1) & NOT_A) | ((discs >> 1) & NOT_H) | discs;
+    (row | (row << 8) | (row >> 8)) & !discs
 }
 
 const fn corners(n: usize) -> u64 {
@@ -191,6 +258,58 @@ macro_rules! solver_kernels {
             best
         }
 
+        /// A quick static score for move ordering, from the side to move: weighted mobility,
+        /// corners, and X-squares next to empty corners.
+        $(#[$attr])*
+        #[inline]
+        fn order_eval<const N: usize>(player: u64, opponent: u64) -> i32 {
+            let board = Othello::<N>::MASK;
+            let corner_mask = const { corners(N) };
+            let x_mask = const { x_squares(N) };
+            let mine = legal_moves(player, opponent) & board;
+            let theirs = legal_moves(opponent, player) & board;
+            let mobility = (mine.count_ones() + (mine & corner_mask).count_ones()) as i32
+                - (theirs.count_ones() + (theirs & corner_mask).count_ones()) as i32;
+            let corners_held = (player & corner_mask).count_ones() as i32 - (opponent & corner_mask).count_ones() as i32;
+            let empty = !(player | opponent) & board;
+            let open_x = x_mask & x_next_to_empty_corner::<N>(empty);
+            let x_held = (player & open_x).count_ones() as i32 - (opponent & open_x).count_ones() as i32;
+            16 * mobility + 64 * corners_held - 32 * x_held
+        }
+
+        /// A shallow alpha-beta over [`order_eval`] for ordering moves deep in the endgame.
+        $(#[$attr])*
+        fn shallow<const N: usize>(player: u64, opponent: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+            let board = Othello::<N>::MASK;
+            if depth == 0 {
+                return order_eval::<N>(player, opponent);
+            }
+            let mut moves = legal_moves(player, opponent) & board;
+            if moves == 0 {
+                if legal_moves(opponent, player) & board == 0 {
+                    return 1000 * final_score(player, opponent, (N * N) as i32);
+                }
+                return -shallow::<N>(opponent, player, depth - 1, -beta, -alpha);
+            }
+            let mut best = i32::MIN + 1;
+            while moves != 0 {
+                let sq = moves.trailing_zeros();
+                moves &= moves - 1;
+                let f = flips(sq, player, opponent);
+                let score = -shallow::<N>(opponent ^ f, player | f | 1 << sq, depth - 1, -beta, -alpha);
+                if score > best {
+                    best = score;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            best
+        }
+
         /// Null-window search: is the score above `alpha`? Fail-soft.
         $(#[$attr])*
         pub(super) fn nws<const N: usize>(
@@ -238,10 +357,10 @@ macro_rules! solver_kernels {
                 }
             }
             let mut tt_move = NO_MOVE;
-            let slot = if empties >= TABLE_MIN {
-                let i = table_index(player, opponent, ctx.table.len());
-                let e = ctx.table[i];
-                if e.player == player && e.opponent == opponent {
+            let slot = empties >= TABLE_MIN;
+            if slot {
+                if let Some(i) = find(ctx.table, player, opponent) {
+                    let e = ctx.table[i];
                     let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
                     if lower >= beta {
                         return lower;
@@ -256,10 +375,7 @@ macro_rules! solver_kernels {
                     beta = beta.min(upper);
                     tt_move = e.best;
                 }
-                Some(i)
-            } else {
-                None
-            };
+            }
             let original_alpha = alpha;
             let mut best = -squares - 1;
             let mut best_sq = NO_MOVE;
@@ -283,8 +399,24 @@ macro_rules! solver_kernels {
                     let f = flips(sq, player, opponent);
                     let bit = 1u64 << sq;
                     let (np, no) = (opponent ^ f, player | f | bit);
+                    // Enhanced transposition cutoff: a child already known to be bad enough for
+                    // the opponent settles this node at once.
+                    if empties >= ETC_MIN {
+                        if let Some(j) = find(ctx.table, np, no) {
+                            let bound = -i32::from(ctx.table[j].upper);
+                            if bound >= beta {
+                                return bound;
+                            }
+                        }
+                    }
                     let replies = legal_moves(np, no) & board;
-                    let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16;
+                    let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
+                    let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16
+                        + potential * POTENTIAL_WEIGHT;
+                    if empties >= SHALLOW_MIN {
+                        let depth = if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
+                        key = key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000);
+                    }
                     if bit & corner_mask != 0 {
                         key -= 12;
                     }
@@ -346,7 +478,8 @@ macro_rules! solver_kernels {
                     }
                 }
             }
-            if let Some(i) = slot {
+            if slot {
+                let i = victim(ctx.table, player, opponent, empties);
                 let e = &mut ctx.table[i];
                 if e.player != player || e.opponent != opponent {
                     *e = Entry {
@@ -355,6 +488,7 @@ macro_rules! solver_kernels {
                         lower: -squares as i8,
                         upper: squares as i8,
                         best: NO_MOVE,
+                        empties: empties as u8,
                     };
                 }
                 if best > original_alpha && best < beta {
@@ -389,8 +523,7 @@ macro_rules! solver_kernels {
             // Order the root by a first pass of the same search: the table then knows the best
             // reply lines; simplest is to search the table's move first.
             let mut order = Vec::new();
-            let i = table_index(player, opponent, ctx.table.len());
-            let e = ctx.table[i];
+            let e = find(ctx.table, player, opponent).map(|i| ctx.table[i]).unwrap_or_default();
             if e.player == player && e.opponent == opponent && e.best != NO_MOVE && moves >> e.best & 1 == 1 {
                 order.push(u32::from(e.best));
                 moves &= !(1u64 << e.best);
@@ -541,9 +674,11 @@ impl<const N: usize> Solver<N> {
             let mv = if pos.must_pass() {
                 Move::Pass
             } else {
-                let i = table_index(pos.player(), pos.opponent(), self.table.len());
-                let e = self.table[i];
-                let known = e.player == pos.player() && e.opponent == pos.opponent() && e.best != NO_MOVE;
+                let e = find(&self.table, pos.player(), pos.opponent())
+                    .map(|i| self.table[i])
+                    .unwrap_or_default();
+                let known =
+                    e.player == pos.player() && e.opponent == pos.opponent() && e.best != NO_MOVE;
                 match Square::from_index(u32::from(e.best)) {
                     Some(sq) if known && pos.is_legal(Move::Place(sq)) => Move::Place(sq),
                     // Below the table's reach the rest of the line is cheap to solve exactly.
@@ -572,8 +707,15 @@ fn best_small<const N: usize>(pos: &Othello<N>) -> Option<Move> {
     fn value<const N: usize>(pos: &Othello<N>) -> i32 {
         match pos.outcome() {
             Some(o) => o.score_for(pos.side_to_move()),
-            None => pos.legal_moves().iter().map(|&m| -value(&pos.play_unchecked(m))).max().unwrap_or(0),
+            None => pos
+                .legal_moves()
+                .iter()
+                .map(|&m| -value(&pos.play_unchecked(m)))
+                .max()
+                .unwrap_or(0),
         }
     }
-    pos.legal_moves().into_iter().max_by_key(|&m| -value(&pos.play_unchecked(m)))
+    pos.legal_moves()
+        .into_iter()
+        .max_by_key(|&m| -value(&pos.play_unchecked(m)))
 }
