@@ -22,7 +22,7 @@ pub struct PerftArgs {
     threads: usize,
     /// Start from this board string (squares X/O/- from a1, then the side to move) instead of
     /// the standard start.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     from: Option<String>,
     /// Also time the portable single-threaded kernel at each depth and print the speed-up of
     /// the measured run over it (a baseline measured in the same run).

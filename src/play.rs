@@ -204,7 +204,11 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                         )?;
                         writeln!(self.out, "Winner: {winner} by {margin}.")?;
                     }
-                    None => writeln!(self.out, "Final score: black {b}, white {w}. Draw.")?,
+                    None => {
+                        // A draw splits the empty squares.
+                        let (bs, ws) = (b + empty / 2, w + empty / 2);
+                        writeln!(self.out, "Final score: black {bs}, white {ws} (discs {b}-{w}). Draw.")?;
+                    }
                 }
                 writeln!(self.out, "Transcript: {}", transcript(&moves))?;
                 return Ok(());
@@ -237,8 +241,8 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                 list(&legal)
             )?;
             self.out.flush()?;
-            let mut line = String::new();
-            if self.input.read_line(&mut line)? == 0 {
+            let mut raw = Vec::new();
+            if self.input.read_until(b'\n', &mut raw)? == 0 {
                 writeln!(
                     self.out,
                     "\nInput closed; stopping. Transcript so far: {}",
@@ -246,6 +250,8 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                 )?;
                 return Ok(());
             }
+            // Bytes that are not UTF-8 are read as replacement characters: an unreadable entry.
+            let line = String::from_utf8_lossy(&raw).into_owned();
             if line.trim().is_empty() {
                 show = false;
                 continue;

@@ -16,7 +16,7 @@ use crate::games::GameId;
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// Board strings (squares X/O/- from a1, then the side to move) or `.obf` files; none means
-    /// the game's start position.
+    /// the game's start position. Options go before them (board strings may start with '-').
     #[arg(allow_hyphen_values = true)]
     positions: Vec<String>,
     /// The game (board size).
@@ -47,10 +47,17 @@ pub fn run(args: &SolveArgs) -> Result<()> {
 
 fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
     if args.positions.is_empty() {
-        return Ok(vec![Job { label: "start".into(), pos: Othello::<N>::new(), expected: None }]);
+        return Ok(vec![Job {
+            label: "start".into(),
+            pos: Othello::<N>::new(),
+            expected: None,
+        }]);
     }
     let mut out = Vec::new();
     for arg in &args.positions {
+        if arg.starts_with("--") && arg[2..].chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '=' || c.is_ascii_digit()) && arg.len() < 24 {
+            bail!("{arg:?} looks like an option: put options before the positions, e.g. stonelab solve {arg} POSITION");
+        }
         let path = Path::new(arg);
         if path.is_file() {
             if N != 8 {
@@ -60,12 +67,20 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
             let problems = parse_obf(&text).with_context(|| format!("in {arg}"))?;
             for (i, p) in problems.into_iter().enumerate() {
                 let pos = Othello::<N>::from_board_string(&p.pos.to_string())?;
-                out.push(Job { label: format!("{}:{}", path.display(), i + 1), pos, expected: p.best_score() });
+                out.push(Job {
+                    label: format!("{}:{}", path.display(), i + 1),
+                    pos,
+                    expected: p.best_score(),
+                });
             }
         } else {
             let pos = Othello::<N>::from_board_string(arg)
                 .with_context(|| format!("{arg:?} is neither a file nor a board string"))?;
-            out.push(Job { label: format!("#{}", out.len() + 1), pos, expected: None });
+            out.push(Job {
+                label: format!("#{}", out.len() + 1),
+                pos,
+                expected: None,
+            });
         }
     }
     Ok(out)
@@ -80,7 +95,11 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
         "position", "side", "empties", "score", "nodes", "seconds", "nodes/s"
     );
     for job in &jobs {
-        let s = if args.wld { solver.solve_wld(&job.pos) } else { solver.solve(&job.pos) };
+        let s = if args.wld {
+            solver.solve_wld(&job.pos)
+        } else {
+            solver.solve(&job.pos)
+        };
         let score = if args.wld {
             match s.score.signum() {
                 1 => "win".to_string(),
@@ -118,7 +137,12 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
         time += s.elapsed;
     }
     if jobs.len() > 1 {
-        println!("total: {} positions, {nodes} nodes, {:.3} s, {} nodes/s", jobs.len(), time.as_secs_f64(), rate(nodes, time));
+        println!(
+            "total: {} positions, {nodes} nodes, {:.3} s, {} nodes/s",
+            jobs.len(),
+            time.as_secs_f64(),
+            rate(nodes, time)
+        );
     }
     if wrong > 0 {
         bail!("{wrong} position(s) solved to a score other than the file lists");

@@ -127,8 +127,13 @@ fn a_forced_pass_is_typed_and_announced() {
     let final_pos = line
         .iter()
         .fold(Othello4::new(), |p, m| p.play_unchecked(*m));
-    let margin = final_pos.outcome().expect("over").score_for(Color::Black);
-    assert!(margin != 0 || out.contains("Draw."));
+    let outcome = final_pos.outcome().expect("over");
+    match outcome.winner() {
+        Some(w) => assert_eq!(field(&out, "Winner: "), format!("{w} by {}.", outcome.score_for(w))),
+        None => assert!(out.contains("Draw."), "{out}"),
+    }
+    let (b, w) = (final_pos.count(Color::Black), final_pos.count(Color::White));
+    assert_eq!(outcome.score_for(Color::Black).signum(), (b as i32 - w as i32).signum());
 }
 
 #[test]
@@ -168,6 +173,32 @@ fn perft_prints_each_depth() {
             .any(|l| l.split_whitespace().take(2).eq(["6", "8200"])),
         "{out}"
     );
+}
+
+#[test]
+fn perft_from_a_board_string_that_starts_with_a_dash() {
+    // FFO #2: most board strings start with '-', which must not read as an option.
+    let ffo2 = "-XXXXXX---XOOOO--XOXXOOX-OOOOOOOOOOOXXOOOOOXXOOX--XXOO----XXXXX- X";
+    let (ok, out, err) = stonelab(&["perft", "--depth", "1", "--from", ffo2], "");
+    assert!(ok, "{err}");
+    // The suite lists 8 legal moves for this position.
+    assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["1", "8"])), "{out}");
+}
+
+#[test]
+fn non_utf8_input_is_an_unreadable_entry_not_a_crash() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(["play", "--color", "never", "--seed", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start");
+    child.stdin.take().expect("stdin").write_all(b"\xff\xfe\nf5\nquit\n").expect("write");
+    let out = child.wait_with_output().expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Cannot read"), "{text}");
+    assert!(text.contains("Transcript so far: f5"), "{text}");
 }
 
 #[test]

@@ -156,8 +156,9 @@ pub fn check_position<G: Game>(pos: &G, symmetries: bool) -> Result<(), String> 
         return Err("is_over disagrees with outcome".into());
     }
     if let Some(o) = outcome {
-        if o.score_for(Color::Black) + o.score_for(Color::White) != 0 {
-            return Err(format!("outcome {o:?} does not sum to zero"));
+        let mover = pos.side_to_move();
+        if o.winner().is_some_and(|w| o.score_for(w) <= 0) || o.score_for(mover) != -o.score_for(mover.opponent()) {
+            return Err(format!("outcome {o:?} is inconsistent"));
         }
     }
     let indices: Vec<usize> = legal.iter().map(|&m| G::action_index(m)).collect();

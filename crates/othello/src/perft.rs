@@ -113,6 +113,8 @@ pub fn perft_parallel<const N: usize>(pos: &Othello<N>, depth: u32, threads: usi
     let mut tasks = Vec::new();
     let mut leaves = 0;
     collect_subtrees::<N>(pos.player(), pos.opponent(), split, &mut tasks, &mut leaves);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = threads.min(tasks.len()).min(4 * cores).max(1);
     let next = AtomicUsize::new(0);
     let total = Mutex::new(leaves);
     let remaining = depth - split;
@@ -198,6 +200,29 @@ mod tests {
         }
         let pos = crate::replay_transcript::<8>("f5d6c3d3c4f4c5b3c2e6c6b4").unwrap();
         assert_eq!(perft(pos.last(), 6), perft_portable(pos.last(), 6));
+    }
+
+    #[test]
+    fn all_kernels_agree_on_random_positions_of_every_size() {
+        use game::Game;
+        use rand::rngs::ChaCha8Rng;
+        use rand::{RngExt, SeedableRng};
+        fn check<const N: usize>(rng: &mut ChaCha8Rng, games: usize, depth: u32) {
+            for _ in 0..games {
+                let mut pos = Othello::<N>::new();
+                while !pos.is_over() {
+                    let fast = perft(&pos, depth);
+                    assert_eq!(fast, perft_portable(&pos, depth), "{pos}");
+                    assert_eq!(fast, game::perft(&pos, depth), "{pos}");
+                    let moves = pos.legal_moves();
+                    pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+                }
+            }
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        check::<4>(&mut rng, 30, 4);
+        check::<6>(&mut rng, 10, 3);
+        check::<8>(&mut rng, 5, 3);
     }
 
     #[test]

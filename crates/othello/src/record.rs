@@ -9,17 +9,28 @@ use crate::Othello;
 /// A game replayed move by move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Replay<const N: usize> {
-    /// Every move played, with the implicit passes made explicit.
-    pub moves: Vec<Move>,
-    /// The position before each move, then the final one (`moves.len() + 1` entries).
-    pub positions: Vec<Othello<N>>,
+    moves: Vec<Move>,
+    positions: Vec<Othello<N>>,
 }
 
 impl<const N: usize> Replay<N> {
+    /// Every move played, with the implicit passes made explicit.
+    #[must_use]
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// The position before each move, then the final one (`moves().len() + 1` entries, never
+    /// empty).
+    #[must_use]
+    pub fn positions(&self) -> &[Othello<N>] {
+        &self.positions
+    }
+
     /// The last position reached.
     #[must_use]
     pub fn last(&self) -> &Othello<N> {
-        // `positions` always holds at least the start position.
+        // `positions` is private and always holds at least the start position.
         &self.positions[self.positions.len() - 1]
     }
 
@@ -147,6 +158,6 @@ mod tests {
         }
         let line = search(Othello::<4>::new(), &mut Vec::new()).expect("4x4 has games with passes");
         let r = replay_transcript::<4>(&transcript(&line)).unwrap();
-        assert_eq!(r.moves, line);
+        assert_eq!(r.moves(), line);
     }
 }

@@ -143,8 +143,11 @@ pub struct GameFile {
 }
 
 fn check_length(bytes: &[u8], count: usize, record_size: usize) -> Result<(), WthorError> {
-    let expected = HEADER + count * record_size;
-    if bytes.len() != expected {
+    let expected = count
+        .checked_mul(record_size)
+        .and_then(|n| n.checked_add(HEADER));
+    if expected != Some(bytes.len()) {
+        let expected = expected.unwrap_or(usize::MAX);
         return Err(WthorError::LengthMismatch {
             count,
             record_size,

@@ -45,7 +45,7 @@ fn every_wthor_game_replays_without_an_illegal_move() {
             let replay = g
                 .replay()
                 .unwrap_or_else(|e| panic!("{} game {i}: {e}", path.display()));
-            passes += replay.moves.iter().filter(|m| **m == Move::Pass).count();
+            passes += replay.moves().iter().filter(|m| **m == Move::Pass).count();
             let last = replay.last();
             games += 1;
             if last.is_over() {

@@ -20,6 +20,7 @@
 
 mod agent;
 mod alphabeta;
+mod dp;
 mod eval;
 mod mcts;
 mod registry;
@@ -28,6 +29,7 @@ mod spec;
 
 pub use agent::{Agent, AgentError, Budget, Decision};
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig};
+pub use dp::{DpAgent, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable};
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout};
 pub use registry::{AgentBuilder, Registry};
