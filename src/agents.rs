@@ -1,21 +1,82 @@
 //! The agents each game offers, by spec string: one registry per game, shared by `play`,
 //! `arena` and the engine protocols.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
-use othello::Othello;
-use othello_engine::{DiscDifference, Heuristic};
-use search::Registry;
+use othello::{Othello, Othello4, Othello8};
+use othello_engine::{DiscDifference, Heuristic, SolverAgent};
+use search::{AlphaBetaConfig, DpAgent, Registry, ValueIterationConfig, ValueTable};
 
 use crate::games::GameId;
 
 /// Every agent for Othello on the `N x N` board: the generic ones over the hand-built
 /// heuristic (greedy over the disc difference, so it flips the most discs).
 pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
-    Registry::generic(
+    let mut registry = Registry::generic(
         Arc::new(Heuristic::<N>::default()),
         Arc::new(DiscDifference),
-    )
+    );
+    registry.register(
+        "solver",
+        "perfect play by the exact endgame solver from `empties` empty squares, alpha-beta before",
+        &[
+            (
+                "empties",
+                "solve exactly from this many empties (default 18; 4x4: all)",
+            ),
+            ("depth", "alpha-beta depth before that (default 6)"),
+            ("time", "alpha-beta time per move before that, e.g. 1s"),
+        ],
+        Box::new(|spec, _| {
+            let empties = spec
+                .get::<u32>("empties")?
+                .unwrap_or_else(SolverAgent::<N>::default_exact_empties);
+            let midgame = AlphaBetaConfig {
+                depth: Some(spec.positive("depth")?.map_or(6, |d| d.min(64) as u32)),
+                time: spec.duration("time")?,
+                ..AlphaBetaConfig::default()
+            };
+            Ok(Box::new(SolverAgent::<N>::new(empties, midgame)))
+        }),
+    );
+    // External NBoard engines play 8x8 only: the registry is the 8x8 one exactly when N == 8.
+    if let Some(registry8) = (&mut registry as &mut dyn Any).downcast_mut::<Registry<Othello8>>() {
+        register_nboard_engine(registry8);
+    }
+    // Value iteration enumerates every reachable position: 4x4 only.
+    if let Some(registry4) = (&mut registry as &mut dyn Any).downcast_mut::<Registry<Othello4>>() {
+        registry4.register(
+            "dp",
+            "perfect play from value iteration over every reachable 4x4 position (othello4 only)",
+            &[],
+            Box::new(|_, _| Ok(Box::new(DpAgent::new(othello4_values())))),
+        );
+    }
+    registry
+}
+
+/// The solved value table of 4x4 Othello, computed once per process (well under a second).
+pub fn othello4_values() -> Arc<ValueTable<Othello4, u128>> {
+    static TABLE: OnceLock<Arc<ValueTable<Othello4, u128>>> = OnceLock::new();
+    Arc::clone(TABLE.get_or_init(|| {
+        let config = ValueIterationConfig::default();
+        match ValueTable::solve(Othello4::base3_key, &config) {
+            Ok((table, _)) => Arc::new(table),
+            // 4x4 Othello is far below the state limit and converges: this cannot happen.
+            Err(e) => unreachable!("4x4 value iteration failed: {e}"),
+        }
+    }))
+}
+
+/// `nboard-engine:cmd=...`: an external engine over the NBoard protocol, run as a subprocess.
+fn register_nboard_engine(registry: &mut Registry<Othello8>) {
+    registry.register(
+        "nboard-engine",
+        "an external engine over the NBoard protocol (8x8 only), e.g. nboard-engine:cmd=edax -q",
+        &protocol::SPEC_KEYS,
+        Box::new(|spec, _| Ok(Box::new(protocol::NboardEngineAgent::from_spec(spec)?))),
+    );
 }
 
 /// The agent list of a game, one line each, for `stonelab agents`.

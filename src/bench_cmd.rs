@@ -28,11 +28,19 @@ enum BenchKind {
         #[arg(long, default_value_t = 22)]
         table_bits: u32,
     },
+    /// Prove the perfect-play result of 6x6 Othello from the start (published: white wins
+    /// 16-20, a margin of -4 for black). Minutes on one core.
+    Othello6 {
+        /// The transposition table holds 2^bits positions.
+        #[arg(long, default_value_t = 24)]
+        table_bits: u32,
+    },
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.what {
         BenchKind::Endgame { range, table_bits } => endgame(range, *table_bits),
+        BenchKind::Othello6 { table_bits } => othello6(*table_bits),
     }
 }
 
@@ -56,13 +64,21 @@ fn endgame(range: &str, table_bits: u32) -> Result<()> {
     // FNV-1a over the node counts: a fingerprint of the search's exact behaviour.
     let mut checksum: u64 = 0xcbf2_9ce4_8422_2325;
     println!("FFO endgame benchmark #{first}-#{last}, one thread, table 2^{table_bits}, each solved from a cleared table");
-    println!("{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}", "#", "empties", "score", "move", "nodes", "seconds", "nodes/s");
+    println!(
+        "{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}",
+        "#", "empties", "score", "move", "nodes", "seconds", "nodes/s"
+    );
     for number in first..=last {
         let problem = &suite[number - 1];
         solver.clear();
         let s = solver.solve(&problem.pos);
         let expected = problem.best_score();
-        let best_ok = s.best.is_some_and(|mv| problem.scores.iter().any(|&(m, sc)| m == mv && Some(sc) == expected));
+        let best_ok = s.best.is_some_and(|mv| {
+            problem
+                .scores
+                .iter()
+                .any(|&(m, sc)| m == mv && Some(sc) == expected)
+        });
         let ok = expected == Some(s.score) && best_ok;
         if !ok {
             wrong += 1;
@@ -83,10 +99,33 @@ fn endgame(range: &str, table_bits: u32) -> Result<()> {
             checksum = (checksum ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
     }
-    println!("total: {nodes} nodes, {:.3} s, {} nodes/s", time.as_secs_f64(), rate(nodes, time));
+    println!(
+        "total: {nodes} nodes, {:.3} s, {} nodes/s",
+        time.as_secs_f64(),
+        rate(nodes, time)
+    );
     println!("node checksum: {checksum:016x}");
     if wrong > 0 {
         bail!("{wrong} position(s) solved wrongly");
+    }
+    Ok(())
+}
+
+fn othello6(table_bits: u32) -> Result<()> {
+    println!("6x6 Othello from the start, exact, one thread, table 2^{table_bits}");
+    let mut solver = Solver::<6>::new(table_bits);
+    let s = solver.solve(&othello::Othello6::new());
+    let line: Vec<String> = s.pv.iter().map(ToString::to_string).collect();
+    println!(
+        "score {:+} for black (published: -4, white wins 16-20); nodes {}; {:.1} s; {} nodes/s",
+        s.score,
+        s.nodes,
+        s.elapsed.as_secs_f64(),
+        rate(s.nodes, s.elapsed)
+    );
+    println!("line: {}", line.join(" "));
+    if s.score != -4 {
+        bail!("6x6 solved to {:+}, not the published -4", s.score);
     }
     Ok(())
 }

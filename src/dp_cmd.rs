@@ -33,21 +33,38 @@ pub fn run(args: &DpArgs) -> Result<()> {
     if args.game != GameId::Othello4 {
         bail!("value iteration enumerates every reachable position: only othello4 is small enough ({} is not)", args.game);
     }
-    if !(args.discount > 0.0 && args.discount <= 1.0) || !(args.tolerance > 0.0) {
+    let discount_ok = args.discount > 0.0 && args.discount <= 1.0;
+    let tolerance_ok = args.tolerance > 0.0 && args.tolerance.is_finite();
+    if !discount_ok || !tolerance_ok {
         bail!("--discount must be in (0, 1] and --tolerance above 0");
     }
-    let config = ValueIterationConfig { discount: args.discount, tolerance: args.tolerance, ..ValueIterationConfig::default() };
+    let config = ValueIterationConfig {
+        discount: args.discount,
+        tolerance: args.tolerance,
+        ..ValueIterationConfig::default()
+    };
     println!("value iteration over othello4: reward +100 black win, -100 white win, 0 draw; discount {}, tolerance {}", config.discount, config.tolerance);
     let (table, report) = ValueTable::<Othello4, u128>::solve(Othello4::base3_key, &config)?;
-    println!("reachable positions: {} ({} finished games), key = base-3 board + side to move", report.states, report.terminal);
+    println!(
+        "reachable positions: {} ({} finished games), key = base-3 board + side to move",
+        report.states, report.terminal
+    );
     println!("enumeration: {:.3} s", report.enumerate_time.as_secs_f64());
-    println!("sweeps: {} (last largest update {:.6}), {:.3} s", report.sweeps, report.last_delta, report.iterate_time.as_secs_f64());
+    println!(
+        "sweeps: {} (last largest update {:.6}), {:.3} s",
+        report.sweeps,
+        report.last_delta,
+        report.iterate_time.as_secs_f64()
+    );
     let verdict = match report.start_value {
         v if v > 0.0 => "black wins",
         v if v < 0.0 => "white wins",
         _ => "draw",
     };
-    println!("value of the start (black's view): {:.2} ({verdict} with perfect play)", report.start_value);
+    println!(
+        "value of the start (black's view): {:.2} ({verdict} with perfect play)",
+        report.start_value
+    );
     if args.no_verify {
         return Ok(());
     }
@@ -59,9 +76,21 @@ pub fn run(args: &DpArgs) -> Result<()> {
         let moves = table.best_moves(pos);
         let Some(&mv) = moves.first() else { continue };
         let after = pos.play_unchecked(mv);
-        let got = if after.is_over() { after.outcome().map_or(0, |o| o.score_for(pos.side_to_move())) } else { -solver.solve(&after).score };
-        let sign = if pos.side_to_move() == Color::Black { 1.0 } else { -1.0 };
-        let value_ok = table.value(pos).is_some_and(|v| (sign * v).signum() == f64::from(exact.signum()) || (v == 0.0 && exact == 0));
+        let got = if after.is_over() {
+            after
+                .outcome()
+                .map_or(0, |o| o.score_for(pos.side_to_move()))
+        } else {
+            -solver.solve(&after).score
+        };
+        let sign = if pos.side_to_move() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let value_ok = table.value(pos).is_some_and(|v| {
+            (sign * v).signum() == f64::from(exact.signum()) || (v == 0.0 && exact == 0)
+        });
         if got.signum() != exact.signum() || !value_ok {
             wrong += 1;
         }
@@ -73,7 +102,10 @@ pub fn run(args: &DpArgs) -> Result<()> {
         t.elapsed().as_secs_f64()
     );
     let exact_start = solver.solve(&Othello4::new());
-    println!("exact solver: start margin {:+} for black (empties to the winner)", exact_start.score);
+    println!(
+        "exact solver: start margin {:+} for black (empties to the winner)",
+        exact_start.score
+    );
     if wrong > 0 {
         bail!("dp disagrees with the exact solver at {wrong} positions");
     }

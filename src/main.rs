@@ -6,8 +6,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod agents;
+mod arena_cmd;
 mod bench_cmd;
+mod dp_cmd;
 mod games;
+mod nboard_cmd;
 mod perft_cmd;
 mod play;
 mod solve_cmd;
@@ -30,6 +33,12 @@ enum Command {
     Solve(solve_cmd::SolveArgs),
     /// Deterministic benchmarks (FFO endgames) with node-count checksums.
     Bench(bench_cmd::BenchArgs),
+    /// Play agents against each other: a round robin with Elo ratings, or an SPRT match.
+    Arena(arena_cmd::ArenaArgs),
+    /// Be an 8x8 Othello engine for the NBoard GUI (NBoard protocol on stdin/stdout).
+    Nboard(nboard_cmd::NboardArgs),
+    /// Value iteration over every reachable position of a small board (othello4).
+    Dp(dp_cmd::DpArgs),
     /// List the agents (spec strings) a game offers, with their keys.
     Agents {
         /// The game.
@@ -45,6 +54,9 @@ fn main() -> ExitCode {
         Some(Command::Perft(args)) => perft_cmd::run(&args),
         Some(Command::Solve(args)) => solve_cmd::run(&args),
         Some(Command::Bench(args)) => bench_cmd::run(&args),
+        Some(Command::Dp(args)) => dp_cmd::run(&args),
+        Some(Command::Arena(args)) => arena_cmd::run(&args),
+        Some(Command::Nboard(args)) => nboard_cmd::run(&args),
         Some(Command::Agents { game }) => {
             println!("{}", agents::help(game));
             Ok(())

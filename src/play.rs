@@ -207,7 +207,10 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                     None => {
                         // A draw splits the empty squares.
                         let (bs, ws) = (b + empty / 2, w + empty / 2);
-                        writeln!(self.out, "Final score: black {bs}, white {ws} (discs {b}-{w}). Draw.")?;
+                        writeln!(
+                            self.out,
+                            "Final score: black {bs}, white {ws} (discs {b}-{w}). Draw."
+                        )?;
                     }
                 }
                 writeln!(self.out, "Transcript: {}", transcript(&moves))?;

@@ -55,7 +55,12 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
     }
     let mut out = Vec::new();
     for arg in &args.positions {
-        if arg.starts_with("--") && arg[2..].chars().all(|c| c.is_ascii_alphabetic() || c == '-' || c == '=' || c.is_ascii_digit()) && arg.len() < 24 {
+        if arg.starts_with("--")
+            && arg[2..]
+                .chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '=' || c.is_ascii_digit())
+            && arg.len() < 24
+        {
             bail!("{arg:?} looks like an option: put options before the positions, e.g. stonelab solve {arg} POSITION");
         }
         let path = Path::new(arg);

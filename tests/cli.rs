@@ -129,11 +129,17 @@ fn a_forced_pass_is_typed_and_announced() {
         .fold(Othello4::new(), |p, m| p.play_unchecked(*m));
     let outcome = final_pos.outcome().expect("over");
     match outcome.winner() {
-        Some(w) => assert_eq!(field(&out, "Winner: "), format!("{w} by {}.", outcome.score_for(w))),
+        Some(w) => assert_eq!(
+            field(&out, "Winner: "),
+            format!("{w} by {}.", outcome.score_for(w))
+        ),
         None => assert!(out.contains("Draw."), "{out}"),
     }
     let (b, w) = (final_pos.count(Color::Black), final_pos.count(Color::White));
-    assert_eq!(outcome.score_for(Color::Black).signum(), (b as i32 - w as i32).signum());
+    assert_eq!(
+        outcome.score_for(Color::Black).signum(),
+        (b as i32 - w as i32).signum()
+    );
 }
 
 #[test]
@@ -182,7 +188,11 @@ fn perft_from_a_board_string_that_starts_with_a_dash() {
     let (ok, out, err) = stonelab(&["perft", "--depth", "1", "--from", ffo2], "");
     assert!(ok, "{err}");
     // The suite lists 8 legal moves for this position.
-    assert!(out.lines().any(|l| l.split_whitespace().take(2).eq(["1", "8"])), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.split_whitespace().take(2).eq(["1", "8"])),
+        "{out}"
+    );
 }
 
 #[test]
@@ -193,7 +203,12 @@ fn non_utf8_input_is_an_unreadable_entry_not_a_crash() {
         .stdout(Stdio::piped())
         .spawn()
         .expect("start");
-    child.stdin.take().expect("stdin").write_all(b"\xff\xfe\nf5\nquit\n").expect("write");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"\xff\xfe\nf5\nquit\n")
+        .expect("write");
     let out = child.wait_with_output().expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");

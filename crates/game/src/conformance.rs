@@ -157,7 +157,9 @@ pub fn check_position<G: Game>(pos: &G, symmetries: bool) -> Result<(), String> 
     }
     if let Some(o) = outcome {
         let mover = pos.side_to_move();
-        if o.winner().is_some_and(|w| o.score_for(w) <= 0) || o.score_for(mover) != -o.score_for(mover.opponent()) {
+        if o.winner().is_some_and(|w| o.score_for(w) <= 0)
+            || o.score_for(mover) != -o.score_for(mover.opponent())
+        {
             return Err(format!("outcome {o:?} is inconsistent"));
         }
     }

@@ -607,7 +607,53 @@ impl<const N: usize> Solver<N> {
     }
 
     /// The exact perfect-play margin of `pos` and a best move.
+    ///
+    /// Bisects the score range with null-window probes ("is the score above x?"), the first at
+    /// 0 (win or not); the table keeps every proven bound between probes, so later probes are
+    /// cheap. Scores on these even-sized boards are always even, so probes sit on odd values.
     pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
+        let squares = (N * N) as i32;
+        let start = Instant::now();
+        let (mut low, mut high) = (-squares, squares);
+        let mut nodes = 0;
+        let mut best: Option<Move> = None;
+        let mut x = 1;
+        loop {
+            let probe = self.solve_window(pos, x, x + 1);
+            nodes += probe.nodes;
+            if probe.best.is_none() {
+                return Solution { nodes, ..probe };
+            }
+            if probe.score > x {
+                low = low.max(probe.score);
+                best = probe.best;
+            } else {
+                high = high.min(probe.score);
+            }
+            if low >= high {
+                break;
+            }
+            // The next odd value between the bounds, near their middle.
+            let mid = (low + high).div_euclid(2);
+            x = (mid - mid.rem_euclid(2) + 1).clamp(low + 1, high - 1);
+            if x % 2 == 0 {
+                x -= 1;
+            }
+        }
+        let best = best.or_else(|| pos.legal_moves().first().copied());
+        let pv = best.map(|mv| self.pv(pos, mv)).unwrap_or_default();
+        Solution {
+            score: low,
+            best,
+            pv,
+            nodes,
+            elapsed: start.elapsed(),
+        }
+    }
+
+    /// The exact score by one full-window principal-variation search from the root (the
+    /// classical method; [`solve`](Self::solve) is usually faster).
+    pub fn solve_pvs(&mut self, pos: &Othello<N>) -> Solution {
         let squares = (N * N) as i32;
         self.solve_window(pos, -squares - 1, squares + 1)
     }

@@ -10,7 +10,8 @@ use search::{Agent, Budget, DpAgent, ValueIterationConfig, ValueTable};
 #[test]
 fn dp_plays_perfectly_at_every_reachable_4x4_position() {
     let (table, report) =
-        ValueTable::<Othello4, u128>::solve(Othello4::base3_key, &ValueIterationConfig::default()).unwrap();
+        ValueTable::<Othello4, u128>::solve(Othello4::base3_key, &ValueIterationConfig::default())
+            .unwrap();
     assert!(report.states > 1000 && report.terminal > 0);
     // The solver's exact result decides the sign of every value.
     let mut solver = Solver::<4>::new(16);
@@ -27,8 +28,16 @@ fn dp_plays_perfectly_at_every_reachable_4x4_position() {
             solver.solve(pos).score
         };
         // Values are black's: +100 win, 0 draw, -100 loss under perfect play.
-        let black_exact = if pos.side_to_move() == Color::Black { exact } else { -exact };
-        assert_eq!(table.value(pos), Some(100.0 * f64::from(black_exact.signum())), "{pos}");
+        let black_exact = if pos.side_to_move() == Color::Black {
+            exact
+        } else {
+            -exact
+        };
+        assert_eq!(
+            table.value(pos),
+            Some(100.0 * f64::from(black_exact.signum())),
+            "{pos}"
+        );
         if pos.is_over() {
             continue;
         }

@@ -98,6 +98,12 @@ fn ffo_40_to_49() {
     check_ffo(40..=49);
 }
 
+#[test]
+#[ignore = "very slow: the hardest FFO positions (24-34 empties)"]
+fn ffo_50_to_59() {
+    check_ffo(50..=59);
+}
+
 /// The slow twin: negamax to the end through the Game trait.
 fn negamax<G: Game>(pos: &G) -> i32 {
     if let Some(o) = pos.outcome() {
@@ -139,6 +145,11 @@ fn solver_equals_plain_negamax_on_random_endgames() {
                 -negamax(&pos.play(mv).unwrap()),
                 exact,
                 "{pos}: {mv} is not best"
+            );
+            assert_eq!(
+                solver.solve_pvs(&pos).score,
+                exact,
+                "{pos}: full-window root"
             );
             let wld = solver.solve_wld(&pos).score;
             assert_eq!(wld.signum(), exact.signum(), "{pos}: win/loss/draw");

@@ -1,4 +1,5 @@
-//! Bitboard Othello (Reversi) for 4x4, 6x6 and 8x8 boards: rules, notation, perft and records.
+//! Bitboard Othello (Reversi) for 4x4, 6x6 and 8x8 boards: rules, notation, perft and records
+//! (transcripts, WTHOR databases and [GGF](GgfGame) games).
 //!
 //! [`Othello<N>`] implements [`game::Game`]; [`Othello8`] is the standard game. Boards are two
 //! bitboards relative to the side to move; passes are explicit moves; the final score gives
@@ -20,12 +21,14 @@
 #![deny(missing_docs)]
 
 pub mod bitboard;
+pub mod ggf;
 mod perft;
 mod position;
 mod record;
 mod square;
 pub mod wthor;
 
+pub use ggf::{GgfError, GgfGame, GgfMove, GgfMoveError};
 pub use perft::{perft, perft_parallel, perft_portable};
 pub use position::{Othello, Othello4, Othello6, Othello8, PositionError};
 pub use record::{replay, replay_transcript, transcript, Replay, ReplayError};

@@ -27,7 +27,13 @@ pub struct ValueIterationConfig {
 
 impl Default for ValueIterationConfig {
     fn default() -> Self {
-        ValueIterationConfig { win_reward: 100.0, discount: 1.0, tolerance: 0.01, max_sweeps: 10_000, max_states: 50_000_000 }
+        ValueIterationConfig {
+            win_reward: 100.0,
+            discount: 1.0,
+            tolerance: 0.01,
+            max_sweeps: 10_000,
+            max_states: 50_000_000,
+        }
     }
 }
 
@@ -77,7 +83,10 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
     ///
     /// # Errors
     /// [`ValueIterationError`] when the game is too large or does not converge.
-    pub fn solve(key: fn(&G) -> K, config: &ValueIterationConfig) -> Result<(Self, ValueIterationReport), ValueIterationError> {
+    pub fn solve(
+        key: fn(&G) -> K,
+        config: &ValueIterationConfig,
+    ) -> Result<(Self, ValueIterationReport), ValueIterationError> {
         let t = Instant::now();
         let start = G::start();
         let mut index: HashMap<K, usize> = HashMap::new();
@@ -112,9 +121,15 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
         let t = Instant::now();
         let reward: Vec<Option<f64>> = states
             .iter()
-            .map(|p| p.outcome().map(|o| config.win_reward * f64::from(o.value_for(Color::Black))))
+            .map(|p| {
+                p.outcome()
+                    .map(|o| config.win_reward * f64::from(o.value_for(Color::Black)))
+            })
             .collect();
-        let black: Vec<bool> = states.iter().map(|p| p.side_to_move() == Color::Black).collect();
+        let black: Vec<bool> = states
+            .iter()
+            .map(|p| p.side_to_move() == Color::Black)
+            .collect();
         let mut values: Vec<f64> = reward.iter().map(|r| r.unwrap_or(0.0)).collect();
         let mut sweeps = 0;
         let mut delta = f64::INFINITY;
@@ -128,8 +143,14 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
                 if reward[s].is_some() {
                     continue;
                 }
-                let kids = children[offsets[s]..offsets[s + 1]].iter().map(|&c| values[c as usize]);
-                let best = if black[s] { kids.fold(f64::NEG_INFINITY, f64::max) } else { kids.fold(f64::INFINITY, f64::min) };
+                let kids = children[offsets[s]..offsets[s + 1]]
+                    .iter()
+                    .map(|&c| values[c as usize]);
+                let best = if black[s] {
+                    kids.fold(f64::NEG_INFINITY, f64::max)
+                } else {
+                    kids.fold(f64::INFINITY, f64::min)
+                };
                 let v = config.discount * best;
                 delta = delta.max((v - values[s]).abs());
                 next[s] = v;
@@ -146,7 +167,15 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
             iterate_time: t.elapsed(),
             start_value: values[0],
         };
-        Ok((ValueTable { key, index, states, values }, report))
+        Ok((
+            ValueTable {
+                key,
+                index,
+                states,
+                values,
+            },
+            report,
+        ))
     }
 
     /// Black's value of a position, or `None` if it is not reachable from the start.
@@ -169,9 +198,20 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
             .into_iter()
             .filter_map(|mv| self.value(&pos.play_unchecked(mv)).map(|v| (v, mv)))
             .collect();
-        let sign = if pos.side_to_move() == Color::Black { 1.0 } else { -1.0 };
-        let best = scored.iter().map(|(v, _)| sign * v).fold(f64::NEG_INFINITY, f64::max);
-        scored.into_iter().filter(|(v, _)| sign * v >= best - 1e-9).map(|(_, mv)| mv).collect()
+        let sign = if pos.side_to_move() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let best = scored
+            .iter()
+            .map(|(v, _)| sign * v)
+            .fold(f64::NEG_INFINITY, f64::max);
+        scored
+            .into_iter()
+            .filter(|(v, _)| sign * v >= best - 1e-9)
+            .map(|(_, mv)| mv)
+            .collect()
     }
 }
 
@@ -198,12 +238,25 @@ impl<G: Game, K: Hash + Eq + Clone + Send + Sync> Agent<G> for DpAgent<G, K> {
         if pos.is_over() {
             return Err(AgentError::GameOver);
         }
-        let value = self
+        let value = self.table.value(pos).ok_or_else(|| {
+            AgentError::Failed(format!("position {pos} is not reachable from the start"))
+        })?;
+        let mv = *self
             .table
-            .value(pos)
-            .ok_or_else(|| AgentError::Failed(format!("position {pos} is not reachable from the start")))?;
-        let mv = *self.table.best_moves(pos).first().ok_or(AgentError::GameOver)?;
-        let sign = if pos.side_to_move() == Color::Black { 1.0 } else { -1.0 };
-        Ok(Decision { mv, score: Some((sign * value).round() as i32), pv: vec![mv], depth: None, nodes: 0 })
+            .best_moves(pos)
+            .first()
+            .ok_or(AgentError::GameOver)?;
+        let sign = if pos.side_to_move() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        Ok(Decision {
+            mv,
+            score: Some((sign * value).round() as i32),
+            pv: vec![mv],
+            depth: None,
+            nodes: 0,
+        })
     }
 }

@@ -29,7 +29,9 @@ mod spec;
 
 pub use agent::{Agent, AgentError, Budget, Decision};
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig};
-pub use dp::{DpAgent, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable};
+pub use dp::{
+    DpAgent, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable,
+};
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout};
 pub use registry::{AgentBuilder, Registry};

@@ -1,0 +1,416 @@
+//! The engine side: [`NboardEngine`] answers an NBoard GUI (or driver) with any
+//! [`search::Agent`] for 8x8 Othello.
+
+use std::io::{self, BufRead, Write};
+use std::time::Instant;
+
+use game::Game;
+use othello::{GgfGame, GgfMove, Move, Othello8};
+use search::{Agent, AgentError, Budget, Decision, WIN};
+
+use crate::command::{Command, CommandError};
+use crate::lines::{read_line, MAX_LINE};
+
+/// Whether the session goes on after a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit` was received.
+    Quit,
+}
+
+/// An NBoard engine over an agent: the game so far, the depth and the protocol state.
+///
+/// What each command does:
+///
+/// | command | answer |
+/// |---|---|
+/// | `nboard 1` / `nboard 2` | `set myname <name>` |
+/// | `set depth N` | none; `N` becomes the depth of every later search budget |
+/// | `set game <GGF>` | none; the game is replaced and the agent starts a new game |
+/// | `set contempt N` | none (kept, not used: the agents have no draw bias) |
+/// | `move m[/eval/time]` | none; the move is played (an implicit pass before it is added) |
+/// | `hint N` | `status thinking`, up to `N` lines `search <pv> <eval> 0 <depth>`, best first, then `status` |
+/// | `go` | `status thinking`, `nodestats <nodes> <s>`, `=== <move>/<eval>/<time>` (`=== <move>` when the agent gives no score; `=== PA` at once for a forced pass), then `status` |
+/// | `ping N` | `pong N` |
+/// | `learn` | `learned` |
+/// | `analyze` | `status thinking`, `analysis <plies> <eval>` for each position from the last to the start, then `status` |
+/// | `quit` | the session ends |
+///
+/// `hint N` with `N > 1` and `analyze` cost one search per legal move or per position.
+/// Evaluations are in discs from the side to move's point of view; a proven result is its exact
+/// final margin. Every problem — an unknown or malformed line, an illegal move, a `go` after the
+/// end of the game — is answered with one line `status error: <what is wrong>` and changes
+/// nothing. The engine reads no input while it searches (the protocol allows that): a `ping` sent
+/// meanwhile is answered when the search is over.
+pub struct NboardEngine {
+    agent: Box<dyn Agent<Othello8>>,
+    name: String,
+    game: GgfGame,
+    depth: Option<u32>,
+    contempt: f64,
+    version: Option<u32>,
+}
+
+/// The evaluation in discs (side to move's view) of an agent's score: a proven result
+/// (`|score| >= WIN`) is its exact margin, anything else centi-discs.
+#[must_use]
+pub fn score_to_discs(score: i32) -> f64 {
+    if score >= WIN {
+        f64::from(score - WIN)
+    } else if score <= -WIN {
+        f64::from(score + WIN)
+    } else {
+        f64::from(score) / 100.0
+    }
+}
+
+/// A principal variation as NBoard reads it: moves joined by `-`, a pass as `PA`, no spaces.
+fn pv_text(mv: Move, pv: &[Move]) -> String {
+    let mut line: Vec<Move> = vec![mv];
+    line.extend(pv.iter().skip(usize::from(pv.first() == Some(&mv))));
+    line.iter()
+        .map(|m| match m {
+            Move::Place(sq) => sq.to_string(),
+            Move::Pass => "PA".into(),
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+fn move_text(mv: Move) -> String {
+    GgfMove::new(mv).to_string()
+}
+
+/// One line to the GUI, flushed at once (the GUI waits for whole lines).
+fn send(out: &mut dyn Write, line: &str) -> io::Result<()> {
+    out.write_all(line.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+impl NboardEngine {
+    /// An engine playing `agent`'s moves, named `stonelab`, at the standard start.
+    #[must_use]
+    pub fn new(agent: Box<dyn Agent<Othello8>>) -> Self {
+        NboardEngine {
+            agent,
+            name: "stonelab".into(),
+            game: GgfGame::default(),
+            depth: None,
+            contempt: 0.0,
+            version: None,
+        }
+    }
+
+    /// Sets the name sent with `set myname` (white space becomes `_`: NBoard reads one word).
+    #[must_use]
+    pub fn with_name(mut self, name: &str) -> Self {
+        let name: String = name
+            .trim()
+            .chars()
+            .map(|c| if c.is_whitespace() { '_' } else { c })
+            .collect();
+        if !name.is_empty() {
+            self.name = name;
+        }
+        self
+    }
+
+    /// The game as the engine knows it.
+    #[must_use]
+    pub fn game(&self) -> &GgfGame {
+        &self.game
+    }
+
+    /// The depth set by `set depth`, if any.
+    #[must_use]
+    pub fn depth(&self) -> Option<u32> {
+        self.depth
+    }
+
+    /// The contempt set by `set contempt` (centi-discs; accepted but not used).
+    #[must_use]
+    pub fn contempt(&self) -> f64 {
+        self.contempt
+    }
+
+    /// The protocol version the GUI announced, if it did.
+    #[must_use]
+    pub fn version(&self) -> Option<u32> {
+        self.version
+    }
+
+    /// Serves a whole session: reads lines from `input` until `quit` or its end, answering on
+    /// `output`. Lines longer than [`MAX_LINE`](crate::MAX_LINE) are refused.
+    ///
+    /// # Errors
+    /// I/O errors of `input` or `output` (for example a GUI that closed the pipe).
+    pub fn run<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> io::Result<()> {
+        while let Some((line, cut)) = read_line(&mut input)? {
+            if cut {
+                send(
+                    &mut output,
+                    &format!("status error: line longer than {MAX_LINE} bytes ignored"),
+                )?;
+                continue;
+            }
+            if self.handle(&line, &mut output)? == Flow::Quit {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Handles one line of input, writing the answer (if any) to `out`.
+    ///
+    /// # Errors
+    /// Only I/O errors of `out`; protocol problems are answered with a `status error:` line.
+    pub fn handle(&mut self, line: &str, out: &mut dyn Write) -> io::Result<Flow> {
+        match Command::parse(line) {
+            Ok(None) => Ok(Flow::Continue),
+            Ok(Some(command)) => self.execute(command, out),
+            Err(CommandError::Unknown(word)) => {
+                let word: String = word.chars().take(40).collect();
+                send(out, &format!("status error: unknown command {word:?}"))?;
+                Ok(Flow::Continue)
+            }
+            Err(e) => {
+                send(out, &format!("status error: {e}"))?;
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    fn budget(&self) -> Budget {
+        Budget {
+            depth: self.depth,
+            ..Budget::default()
+        }
+    }
+
+    fn execute(&mut self, command: Command, out: &mut dyn Write) -> io::Result<Flow> {
+        match command {
+            Command::Nboard(v @ (1 | 2)) => {
+                self.version = Some(v);
+                send(out, &format!("set myname {}", self.name))?;
+            }
+            Command::Nboard(v) => send(
+                out,
+                &format!(
+                    "status error: NBoard protocol version {v} is not supported (1 and 2 are)"
+                ),
+            )?,
+            Command::SetDepth(d) => self.depth = Some(d.min(60)),
+            Command::SetContempt(c) => self.contempt = c,
+            Command::SetOther(name) => {
+                let name: String = name.chars().take(40).collect();
+                send(
+                    out,
+                    &format!("status error: unknown option {name:?} ignored"),
+                )?;
+            }
+            Command::SetGame(game) => {
+                self.game = *game;
+                self.agent.new_game();
+            }
+            Command::Move(mv) => self.play(mv, out)?,
+            Command::Go => self.go(out)?,
+            Command::Hint(n) => self.hint(n, out)?,
+            Command::Ping(n) => send(out, &format!("pong {n}"))?,
+            Command::Learn => send(out, "learned")?,
+            Command::Analyze => self.analyze(out)?,
+            Command::Quit => return Ok(Flow::Quit),
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Plays a move from the GUI; a pass the GUI left out (the move is legal only after it) is
+    /// played first.
+    fn play(&mut self, mv: GgfMove, out: &mut dyn Write) -> io::Result<()> {
+        let pos = *self.game.last();
+        if pos.check(mv.mv).is_err() && pos.must_pass() && pos.passed().is_legal(mv.mv) {
+            // Both succeed: the pass is forced and the move legal after it.
+            if self.game.play(Move::Pass).is_ok() {
+                self.agent.observe(Move::Pass, self.game.last());
+            }
+        }
+        match self.game.push(mv) {
+            Ok(()) => {
+                self.agent.observe(mv.mv, self.game.last());
+                Ok(())
+            }
+            Err(e) => send(out, &format!("status error: {e}")),
+        }
+    }
+
+    fn search(&mut self, pos: &Othello8, budget: &Budget) -> Result<Decision<Move>, AgentError> {
+        let decision = self.agent.select(pos, budget)?;
+        pos.check(decision.mv).map_err(|reason| {
+            AgentError::Failed(format!(
+                "the agent chose an illegal move {}: {reason}",
+                decision.mv
+            ))
+        })?;
+        Ok(decision)
+    }
+
+    fn go(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let pos = *self.game.last();
+        if pos.is_over() {
+            return send(
+                out,
+                "status error: the game is over: there is no move to choose",
+            );
+        }
+        if pos.must_pass() {
+            return send(out, "=== PA");
+        }
+        send(out, "status thinking")?;
+        let start = Instant::now();
+        let budget = self.budget();
+        match self.search(&pos, &budget) {
+            Ok(decision) => {
+                let secs = start.elapsed().as_secs_f64();
+                send(out, &format!("nodestats {} {secs:.2}", decision.nodes))?;
+                let mv = move_text(decision.mv);
+                match decision.score {
+                    Some(score) => send(
+                        out,
+                        &format!("=== {mv}/{:.2}/{secs:.2}", score_to_discs(score)),
+                    )?,
+                    // No evaluation: the protocol lets the move stand alone.
+                    None => send(out, &format!("=== {mv}"))?,
+                }
+            }
+            Err(e) => send(out, &format!("status error: {e}"))?,
+        }
+        send(out, "status")
+    }
+
+    /// `hint n`: the agent's choice first, then the other moves each searched one ply less deep,
+    /// best first, up to `n` lines. Moves the agent cannot score are left out (an agent without
+    /// scores reports its choice only, with eval 0).
+    fn hint(&mut self, n: u32, out: &mut dyn Write) -> io::Result<()> {
+        let pos = *self.game.last();
+        if pos.is_over() {
+            return send(
+                out,
+                "status error: the game is over: there is nothing to hint",
+            );
+        }
+        send(out, "status thinking")?;
+        let budget = self.budget();
+        let best = match self.search(&pos, &budget) {
+            Ok(best) => best,
+            Err(e) => {
+                send(out, &format!("status error: {e}"))?;
+                return send(out, "status");
+            }
+        };
+        send(out, &search_line(&best, best.score, best.depth))?;
+        let mut others: Vec<(i32, Decision<Move>)> = Vec::new();
+        if n > 1 {
+            let child_budget = Budget {
+                depth: budget.depth.map(|d| d.saturating_sub(1).max(1)),
+                ..budget
+            };
+            for mv in pos.legal_moves().into_iter().filter(|&m| m != best.mv) {
+                let child = pos.play_unchecked(mv);
+                let scored = match search::terminal_score(&child) {
+                    Some(score) => Some((-score, Decision::just(mv))),
+                    None => match self.search(&child, &child_budget) {
+                        Ok(reply) => reply.score.map(|score| {
+                            let mut pv = vec![mv];
+                            pv.extend(reply.pv.iter().copied());
+                            let line = Decision {
+                                mv,
+                                score: Some(-score),
+                                pv,
+                                depth: reply.depth.map(|d| d + 1),
+                                nodes: reply.nodes,
+                            };
+                            (-score, line)
+                        }),
+                        Err(_) => None,
+                    },
+                };
+                others.extend(scored);
+            }
+            // Stable: equal scores keep the move order.
+            others.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+        }
+        let room = usize::try_from(n.saturating_sub(1)).unwrap_or(usize::MAX);
+        for (score, line) in others.iter().take(room) {
+            send(out, &search_line(line, Some(*score), line.depth))?;
+        }
+        send(out, "status")
+    }
+
+    /// `analyze`: every position of the game, the last first, as `analysis <plies> <eval>`.
+    fn analyze(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        send(out, "status thinking")?;
+        let budget = self.budget();
+        let positions = self.game.positions().to_vec();
+        for (plies, pos) in positions.iter().enumerate().rev() {
+            let score = match search::terminal_score(pos) {
+                Some(score) => Some(score),
+                None => match self.search(pos, &budget) {
+                    Ok(decision) => decision.score,
+                    Err(e) => {
+                        send(out, &format!("status error: {e}"))?;
+                        break;
+                    }
+                },
+            };
+            if let Some(score) = score {
+                send(
+                    out,
+                    &format!("analysis {plies} {:.2}", score_to_discs(score)),
+                )?;
+            }
+        }
+        send(out, "status")
+    }
+}
+
+/// `search <pv> <eval> 0 <depth>`; the depth of a proven result is `100%`.
+fn search_line(d: &Decision<Move>, score: Option<i32>, depth: Option<u32>) -> String {
+    let eval = score.map_or(0.0, score_to_discs);
+    let depth = match score {
+        Some(s) if s.abs() >= WIN => "100%".to_string(),
+        _ => depth.unwrap_or(0).to_string(),
+    };
+    format!("search {} {eval:.2} 0 {depth}", pv_text(d.mv, &d.pv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_become_discs() {
+        assert_eq!(score_to_discs(150), 1.5);
+        assert_eq!(score_to_discs(-250), -2.5);
+        assert_eq!(score_to_discs(WIN + 6), 6.0);
+        assert_eq!(score_to_discs(-WIN - 64), -64.0);
+        assert_eq!(score_to_discs(0), 0.0);
+    }
+
+    #[test]
+    fn pvs_have_no_spaces() {
+        let d3: Move = "d3".parse().unwrap();
+        let c5: Move = "c5".parse().unwrap();
+        assert_eq!(pv_text(d3, &[d3, c5, Move::Pass]), "d3-c5-PA");
+        assert_eq!(pv_text(d3, &[]), "d3");
+        assert_eq!(pv_text(Move::Pass, &[c5]), "PA-c5");
+    }
+
+    #[test]
+    fn names_are_one_word() {
+        let agent: Box<dyn Agent<Othello8>> = Box::new(search::RandomAgent::new(1));
+        let engine = NboardEngine::new(agent).with_name(" my engine ");
+        assert_eq!(engine.name, "my_engine");
+    }
+}

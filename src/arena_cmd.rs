@@ -1,0 +1,401 @@
+//! `stonelab arena`: round robins and SPRT matches between agents, with a progress bar, a
+//! results table per pair, Elo ratings with confidence intervals, and CSV/JSON output.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write as _};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use arena::{
+    builtin_openings, default_random_plies, derive_seed, parse_openings, random_openings,
+    round_robin, sprt_match, Anchor, EloOptions, Ending, Opening, Progress, Report, Settings, Sprt,
+};
+use clap::Args;
+use game::Game;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello::Othello;
+use rand::RngExt;
+
+use crate::agents::othello_registry;
+use crate::games::GameId;
+
+/// Games per pair when `--games` is not given.
+const DEFAULT_GAMES: usize = 100;
+/// The SPRT's game limit when `--games` is not given.
+const DEFAULT_SPRT_GAMES: usize = 20_000;
+/// At most this many random openings are drawn (games cycle through them).
+const MAX_RANDOM_OPENINGS: usize = 1000;
+
+/// Arguments of `stonelab arena`.
+#[derive(Args, Debug, Clone)]
+pub struct ArenaArgs {
+    /// The game.
+    #[arg(long, default_value_t = GameId::Othello8)]
+    pub game: GameId,
+    /// The agents, as spec strings (`stonelab agents` lists them): at least two, or exactly
+    /// two with --sprt.
+    #[arg(long, num_args = 1.., required = true, value_name = "SPEC")]
+    pub agents: Vec<String>,
+    /// Games per pair: every opening is played twice with colours swapped, so an odd number
+    /// rounds up. With --sprt, the most games to play [default: 100; 20000 with --sprt]
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// A file of openings, one transcript per line (`f5d6c3` or `f5 d6 c3`; `#` comments).
+    /// Default: the built-in list of balanced openings (othello8) or random openings.
+    #[arg(long, value_name = "FILE")]
+    pub openings: Option<PathBuf>,
+    /// Play from random openings this many plies deep instead (the default where there is no
+    /// built-in list: 2 plies on othello4, 4 on othello6).
+    #[arg(long, value_name = "PLIES", conflicts_with = "openings")]
+    pub random_openings: Option<usize>,
+    /// Worker threads [default: all cores]. The results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Seed of every game's agents and of random openings; printed when not given.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run an SPRT of the first agent against the second: H0 "it is ELO0 Elo stronger"
+    /// against H1 "it is ELO1 stronger", e.g. `0,10`; stops when the LLR crosses a bound.
+    #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
+    pub sprt: Option<String>,
+    /// The SPRT's chance of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    pub alpha: f64,
+    /// The SPRT's chance of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    pub beta: f64,
+    /// Virtual draws added to every pair in the Elo fit. At 0, the plain maximum likelihood;
+    /// when that has no finite maximum (some agents won every game against the rest), one
+    /// virtual draw per pair is used instead.
+    #[arg(long, default_value_t = 0.0, value_name = "DRAWS")]
+    pub elo_prior: f64,
+    /// Write every game as a CSV row to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Write the whole report (settings, openings, pairs, ratings, every game) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+pub fn run(args: &ArenaArgs) -> Result<()> {
+    let seed = args
+        .seed
+        .unwrap_or_else(|| rand::rng().random::<u32>().into());
+    match args.game {
+        GameId::Othello4 => run_sized::<4>(args, seed),
+        GameId::Othello6 => run_sized::<6>(args, seed),
+        GameId::Othello8 => run_sized::<8>(args, seed),
+    }
+}
+
+fn run_sized<const N: usize>(args: &ArenaArgs, seed: u64) -> Result<()> {
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|text| Sprt::parse_bounds(text)?.with_error_rates(args.alpha, args.beta))
+        .transpose()?;
+    let games = args.games.unwrap_or(if sprt.is_some() {
+        DEFAULT_SPRT_GAMES
+    } else {
+        DEFAULT_GAMES
+    });
+    if games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let games_per_pair = games.saturating_add(1) / 2 * 2;
+    let settings = Settings {
+        games_per_pair,
+        threads: args.threads.unwrap_or_else(arena::default_threads),
+        seed,
+        max_plies: None,
+        elo: EloOptions {
+            anchor: Anchor::Mean,
+            prior_draws: args.elo_prior,
+            fallback_prior_draws: args.elo_prior.max(1.0),
+        },
+    };
+    let (openings, source) = openings::<Othello<N>>(args, seed, games_per_pair / 2)?;
+    let registry = othello_registry::<N>();
+    let factory = |spec: &str, seed: u64| registry.build(spec, seed);
+
+    let k = args.agents.len();
+    let total = if sprt.is_some() {
+        games_per_pair
+    } else {
+        (k * k.saturating_sub(1) / 2).saturating_mul(games_per_pair)
+    };
+    let used = openings.len().min(games_per_pair / 2);
+    println!(
+        "stonelab arena {}: {k} agents, {games_per_pair} games per pair{} from {used} openings \
+         ({source}), seed {seed}, {} thread{}",
+        args.game,
+        if sprt.is_some() { " at most" } else { "" },
+        settings.threads,
+        if settings.threads == 1 { "" } else { "s" },
+    );
+    if let Some(s) = &sprt {
+        let (lo, hi) = s.bounds();
+        println!(
+            "SPRT of {} against {}: H0 elo {} vs H1 elo {}, alpha {}, beta {} (LLR bounds \
+             {lo:.2}, {hi:.2})",
+            args.agents[0].trim(),
+            args.agents.get(1).map_or("", |s| s.trim()),
+            s.elo0,
+            s.elo1,
+            s.alpha,
+            s.beta
+        );
+    }
+
+    let bar = progress_bar(total as u64, args.quiet);
+    let on_progress = |p: &Progress<'_>| {
+        bar.set_position(p.done as u64);
+        if let Some(llr) = p.llr {
+            bar.set_message(format!("LLR {llr:.2}"));
+        }
+        if let Ending::Forfeit { loser, reason } = &p.game.ending {
+            bar.println(format!(
+                "forfeit in game {}: {loser} ({}) {reason}",
+                p.game.index,
+                args.agents
+                    .get(if *loser == arena::Side::Black {
+                        p.game.black
+                    } else {
+                        p.game.white
+                    })
+                    .map_or("?", |s| s.trim())
+            ));
+        }
+    };
+    let started = Instant::now();
+    let report = match &sprt {
+        Some(s) => sprt_match(&args.agents, &factory, &openings, &settings, s, on_progress)?,
+        None => round_robin(&args.agents, &factory, &openings, &settings, on_progress)?,
+    };
+    bar.finish_and_clear();
+    let elapsed = started.elapsed();
+
+    print!("{}", render(&report));
+    println!(
+        "{} games in {} ({:.2} games/s)",
+        report.games.len(),
+        format_duration(elapsed),
+        report.games.len() as f64 / elapsed.as_secs_f64().max(1e-9)
+    );
+    if let Some(path) = &args.csv {
+        write_csv(&report, path).with_context(|| format!("writing {}", path.display()))?;
+        println!("Games written to {}", path.display());
+    }
+    if let Some(path) = &args.json {
+        write_json(&report, path).with_context(|| format!("writing {}", path.display()))?;
+        println!("Report written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The openings to play and where they come from.
+fn openings<G: Game>(
+    args: &ArenaArgs,
+    seed: u64,
+    needed: usize,
+) -> Result<(Vec<Opening<G>>, String)> {
+    if let Some(path) = &args.openings {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading openings from {}", path.display()))?;
+        let list = parse_openings::<G>(&text).with_context(|| format!("in {}", path.display()))?;
+        if list.is_empty() {
+            bail!("{} holds no openings", path.display());
+        }
+        return Ok((list, format!("from {}", path.display())));
+    }
+    if args.random_openings.is_none() {
+        if let Some(list) = builtin_openings::<G>()? {
+            return Ok((list, "built-in balanced list".into()));
+        }
+    }
+    let plies = args
+        .random_openings
+        .unwrap_or_else(default_random_plies::<G>);
+    let list = random_openings::<G>(
+        plies,
+        needed.clamp(1, MAX_RANDOM_OPENINGS),
+        derive_seed(seed, &[u64::MAX]),
+    );
+    if list.is_empty() {
+        bail!("no random opening of {plies} plies leaves a game to play");
+    }
+    Ok((list, format!("random, {plies} plies")))
+}
+
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {pos}/{len} games, ETA {eta_precise} {msg}",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}
+
+fn format_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{:.1}s", d.as_secs_f64()),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m {:02}s", s / 3600, s / 60 % 60, s % 60),
+    }
+}
+
+fn signed(x: f64, decimals: usize) -> String {
+    format!("{x:+.decimals$}")
+}
+
+/// The results as text: the pair table, the standings, the SPRT and any forfeits.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    let name = |i: usize| report.agents[i].name.as_str();
+    let width = report
+        .agents
+        .iter()
+        .map(|a| a.name.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "\nPairs (results of the first agent; disc diff is its mean final margin):"
+    );
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>6}  {:>9}",
+        "agent", "opponent", "as black", "as white", "total", "score", "disc diff"
+    );
+    for p in &report.pairs {
+        let total = p.total();
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {:>9}",
+            name(p.a),
+            name(p.b),
+            p.a_as_black.to_string(),
+            p.a_as_white.to_string(),
+            total.to_string(),
+            100.0 * total.score().unwrap_or(0.0),
+            p.mean_margin.map_or("-".into(), |m| signed(m, 2)),
+        );
+    }
+    let prior = match report.elo_prior_draws {
+        Some(p) if p > 0.0 => format!(
+            "; {p} virtual draw{} per pair{}",
+            if p == 1.0 { "" } else { "s" },
+            if p > report.elo_options.prior_draws {
+                ", as some agents won every game against the rest"
+            } else {
+                ""
+            }
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "\nStandings (Elo by maximum likelihood over all games, mean 0, 95% confidence \
+         interval{prior}):"
+    );
+    let _ = writeln!(
+        out,
+        "{:>4}  {:<width$}  {:>7}  {:>7}  {:>6}  {:>6}  {:>14}",
+        "rank", "agent", "Elo", "95% CI", "games", "score", "W-D-L"
+    );
+    for (rank, i) in report.ranking().into_iter().enumerate() {
+        let a = &report.agents[i];
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<width$}  {:>7}  {:>7}  {:>6}  {:>5.1}%  {:>14}",
+            rank + 1,
+            a.name,
+            a.elo.map_or("-".into(), |e| signed(e, 1)),
+            a.elo_ci95.map_or("-".into(), |c| format!("±{c:.1}")),
+            a.results.games(),
+            100.0 * a.results.score().unwrap_or(0.0),
+            a.results.to_string(),
+        );
+    }
+    if let Some(e) = &report.elo_error {
+        let _ = writeln!(out, "(no ratings: {e})");
+    }
+    if let Some(s) = &report.sprt {
+        let _ = writeln!(
+            out,
+            "\nSPRT: LLR {:.3} (bounds {:.3}, {:.3}) after {} games ({}): {}",
+            s.llr,
+            s.lower,
+            s.upper,
+            s.results.games(),
+            s.results,
+            match s.decision {
+                arena::SprtDecision::AcceptH1 => format!(
+                    "H1 accepted: {} is stronger by more than {} Elo",
+                    name(0),
+                    s.sprt.elo0
+                ),
+                arena::SprtDecision::AcceptH0 => format!(
+                    "H0 accepted: {} is not {} Elo stronger",
+                    name(0),
+                    s.sprt.elo1
+                ),
+                arena::SprtDecision::Continue => "no decision within the game limit".into(),
+            }
+        );
+    }
+    let forfeits: Vec<_> = report.forfeits().collect();
+    if !forfeits.is_empty() {
+        let _ = writeln!(out, "\nForfeits ({}):", forfeits.len());
+        for g in forfeits.iter().take(20) {
+            if let Ending::Forfeit { loser, reason } = &g.ending {
+                let who = if *loser == arena::Side::Black {
+                    g.black
+                } else {
+                    g.white
+                };
+                let _ = writeln!(
+                    out,
+                    "  game {}: {loser} ({}) {reason}; moves: {}",
+                    g.index,
+                    name(who),
+                    if g.moves.is_empty() { "-" } else { &g.moves }
+                );
+            }
+        }
+        if forfeits.len() > 20 {
+            let _ = writeln!(out, "  ... and {} more", forfeits.len() - 20);
+        }
+    }
+    let _ = writeln!(out);
+    out
+}
+
+fn write_csv(report: &Report, path: &PathBuf) -> Result<()> {
+    let mut writer = csv::Writer::from_path(path)?;
+    for row in report.game_rows() {
+        writer.serialize(row)?;
+    }
+    writer.flush()?;
+    Ok(())
+}
+
+fn write_json(report: &Report, path: &PathBuf) -> Result<()> {
+    let mut out = BufWriter::new(File::create(path)?);
+    serde_json::to_writer_pretty(&mut out, report)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,36 @@
+//! `stonelab nboard`: an 8x8 Othello engine over the NBoard protocol on stdin/stdout, for the
+//! NBoard GUI or any driver (stonelab's own `nboard-engine` agent included).
+
+use std::io;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use protocol::NboardEngine;
+
+use crate::agents::othello_registry;
+
+/// Options of `stonelab nboard`.
+#[derive(Args, Debug)]
+pub struct NboardArgs {
+    /// The agent that picks the moves (a spec string; `stonelab agents` lists them). The GUI's
+    /// `set depth N` overrides its depth.
+    #[arg(long, default_value = "alphabeta:depth=6")]
+    pub agent: String,
+    /// Seed for agents that use randomness.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Serves one NBoard session until `quit` or the end of input.
+pub fn run(args: &NboardArgs) -> Result<()> {
+    let agent = othello_registry::<8>()
+        .build(&args.agent, args.seed)
+        .map_err(|e| anyhow::anyhow!("{e}\n(`stonelab agents` lists the agents)"))?;
+    let spec_name = args.agent.split(':').next().unwrap_or("agent").trim();
+    let mut engine = NboardEngine::new(agent).with_name(&format!("stonelab-{spec_name}"));
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    engine
+        .run(stdin.lock(), stdout.lock())
+        .context("NBoard session")
+}

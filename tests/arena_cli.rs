@@ -1,0 +1,189 @@
+//! `stonelab arena` driven as a user would: tables, files, SPRT and clear errors.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn stonelab(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run stonelab");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("arena-cli");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name)
+}
+
+/// The output without the timing line, which varies from run to run.
+fn without_timing(out: &str) -> String {
+    out.lines()
+        .filter(|l| !l.contains("games/s") && !l.contains("thread"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_round_robin_prints_pairs_and_standings_and_writes_files() {
+    let csv = scratch("rr.csv");
+    let json = scratch("rr.json");
+    let args = [
+        "arena",
+        "--game",
+        "othello4",
+        "--agents",
+        "random",
+        "greedy",
+        "alphabeta:depth=2",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--threads",
+        "1",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let (ok, out, err) = stonelab(&args);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("stonelab arena othello4: 3 agents, 6 games per pair"),
+        "{out}"
+    );
+    assert!(out.contains("random, 2 plies"), "{out}");
+    assert!(out.contains("Pairs ("), "{out}");
+    assert!(out.contains("Standings (Elo"), "{out}");
+    assert!(out.contains("18 games in"), "{out}");
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 19, "{rows}");
+    assert!(rows.starts_with("index,black,white,result,black_margin,ending,reason,opening,moves"));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["game"], "othello4");
+    assert_eq!(report["games"].as_array().unwrap().len(), 18);
+    assert_eq!(report["pairs"].as_array().unwrap().len(), 3);
+    assert!(report["agents"][2]["elo"].is_number());
+    // The same seed on more threads prints the same results.
+    let mut more = args.to_vec();
+    more[12] = "3";
+    let (ok, again, err) = stonelab(&more);
+    assert!(ok, "{err}");
+    assert_eq!(without_timing(&again), without_timing(&out));
+}
+
+#[test]
+fn an_sprt_reports_its_llr_and_decision() {
+    let (ok, out, err) = stonelab(&[
+        "arena",
+        "--game",
+        "othello6",
+        "--agents",
+        "alphabeta:depth=3",
+        "random",
+        "--sprt",
+        "0,50",
+        "--seed",
+        "2",
+        "--threads",
+        "2",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("SPRT of alphabeta:depth=3 against random"),
+        "{out}"
+    );
+    assert!(
+        out.contains("H1 accepted: alphabeta:depth=3 is stronger by more than 0 Elo"),
+        "{out}"
+    );
+    assert!(out.contains("SPRT: LLR "), "{out}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let (ok, _, err) = stonelab(&["arena", "--agents", "random", "alphabeta:dept=3"]);
+    assert!(!ok);
+    assert!(err.contains("agent \"alphabeta:dept=3\""), "{err}");
+    assert!(err.contains("valid keys"), "{err}");
+
+    let (ok, _, err) = stonelab(&["arena", "--agents", "random"]);
+    assert!(!ok);
+    assert!(err.contains("at least two agents"), "{err}");
+
+    let (ok, _, err) = stonelab(&["arena", "--agents", "random", "greedy", "--threads", "0"]);
+    assert!(!ok);
+    assert!(err.contains("threads must be between 1 and 1024"), "{err}");
+
+    let (ok, _, err) = stonelab(&["arena", "--agents", "random", "greedy", "--sprt", "10,0"]);
+    assert!(!ok);
+    assert!(err.contains("elo0 < elo1"), "{err}");
+
+    let (ok, _, err) = stonelab(&[
+        "arena", "--agents", "random", "greedy", "random", "--sprt", "0,10",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("exactly two agents"), "{err}");
+
+    let file = scratch("bad-openings.txt");
+    std::fs::write(
+        &file,
+        "# two good lines, then a bad one\nf5d6\nf5 f6\nf5 a1\n",
+    )
+    .unwrap();
+    let (ok, _, err) = stonelab(&[
+        "arena",
+        "--agents",
+        "random",
+        "greedy",
+        "--openings",
+        file.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("openings line 4 (\"f5 a1\"): move 2 (a1) is illegal: it would flip no disc"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_openings_file_is_used_in_order() {
+    let file = scratch("openings.txt");
+    std::fs::write(&file, "c2 b4 # a comment\n\nb3b2\n").unwrap();
+    let json = scratch("openings.json");
+    let (ok, out, err) = stonelab(&[
+        "arena",
+        "--game",
+        "othello6",
+        "--agents",
+        "random",
+        "greedy",
+        "--games",
+        "4",
+        "--openings",
+        file.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("from 2 openings"), "{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["openings"], serde_json::json!(["c2 b4", "b3 b2"]));
+    for game in report["games"].as_array().unwrap() {
+        let moves = game["moves"].as_str().unwrap();
+        assert!(
+            moves.starts_with("c2 b4 ") || moves.starts_with("b3 b2 "),
+            "{moves}"
+        );
+    }
+}
