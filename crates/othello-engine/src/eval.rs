@@ -3,8 +3,8 @@
 //! it only has to implement [`search::Evaluator`].
 
 use game::Game;
-use othello::bitboard::legal_moves;
-use othello::Othello;
+use othello::bitboard::{corners, legal_moves, neighbours};
+use othello::{Othello, Square};
 use search::Evaluator;
 
 use crate::stable_discs;
@@ -95,14 +95,18 @@ impl<const N: usize> Heuristic<N> {
         let (me, them) = (pos.player(), pos.opponent());
         let empty = !(me | them) & board;
         let empties = empty.count_ones();
-        let squares: i32 = bits(me).map(|i| w.squares[i]).sum::<i32>()
-            - bits(them).map(|i| w.squares[i]).sum::<i32>();
+        let squares: i32 = Square::iter_bits(me)
+            .map(|sq| w.squares[sq.index() as usize])
+            .sum::<i32>()
+            - Square::iter_bits(them)
+                .map(|sq| w.squares[sq.index() as usize])
+                .sum::<i32>();
         let my_moves = (legal_moves(me, them) & board).count_ones() as i32;
         let their_moves = (legal_moves(them, me) & board).count_ones() as i32;
         let mobility = 100 * (my_moves - their_moves) / (my_moves + their_moves + 2);
         let potential = (neighbours(them) & empty).count_ones() as i32
             - (neighbours(me) & empty).count_ones() as i32;
-        let corners_mask = corner_mask(N);
+        let corners_mask = corners(N);
         let corners =
             (me & corners_mask).count_ones() as i32 - (them & corners_mask).count_ones() as i32;
         let stable = stable_discs(me, them, board).count_ones() as i32
@@ -147,29 +151,6 @@ impl<const N: usize> Evaluator<Othello<N>> for DiscDifference {
         let me = pos.side_to_move();
         100 * (pos.count(me) as i32 - pos.count(me.opponent()) as i32)
     }
-}
-
-fn bits(mut b: u64) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (b != 0).then(|| {
-            let i = b.trailing_zeros() as usize;
-            b &= b - 1;
-            i
-        })
-    })
-}
-
-/// The squares next to any of `discs` (8-neighbourhood), in the 8x8 layout.
-fn neighbours(discs: u64) -> u64 {
-    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
-    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let horizontal = ((discs << 1) & NOT_A) | ((discs >> 1) & NOT_H) | discs;
-    (horizontal | (horizontal << 8) | (horizontal >> 8)) & !discs
-}
-
-const fn corner_mask(n: usize) -> u64 {
-    let m = n - 1;
-    1 | 1 << m | 1 << (8 * m) | 1 << (8 * m + m)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use game::Game;
-use othello::bitboard::{flips, legal_moves};
+use othello::bitboard::{corners, flips, legal_moves, neighbours};
 use othello::{Move, Othello, Square};
 
 use crate::stable_discs;
@@ -165,20 +165,6 @@ fn x_next_to_empty_corner<const N: usize>(empty: u64) -> u64 {
 
 /// Weight of the opponent's potential mobility in the move-ordering key (mobility weighs 16).
 const POTENTIAL_WEIGHT: i32 = 4;
-
-/// The empty-or-not squares next to any of `discs` (8-neighbourhood), in the 8x8 layout.
-#[inline(always)]
-fn neighbours(discs: u64) -> u64 {
-    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
-    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let row = ((discs << 1) & NOT_A) | ((discs >> 1) & NOT_H) | discs;
-    (row | (row << 8) | (row >> 8)) & !discs
-}
-
-const fn corners(n: usize) -> u64 {
-    let m = n - 1;
-    1 | 1 << m | 1 << (8 * m) | 1 << (8 * m + m)
-}
 
 /// Search state shared by the kernels.
 struct Ctx<'a> {
@@ -576,15 +562,6 @@ mod v3 {
     solver_kernels!(target_feature(enable = "popcnt,lzcnt,bmi1,bmi2,avx2"));
 }
 
-#[cfg(target_arch = "x86_64")]
-fn has_v3() -> bool {
-    std::is_x86_feature_detected!("popcnt")
-        && std::is_x86_feature_detected!("lzcnt")
-        && std::is_x86_feature_detected!("bmi1")
-        && std::is_x86_feature_detected!("bmi2")
-        && std::is_x86_feature_detected!("avx2")
-}
-
 impl<const N: usize> Default for Solver<N> {
     fn default() -> Self {
         Self::new(22)
@@ -688,7 +665,7 @@ impl<const N: usize> Solver<N> {
             };
         }
         #[cfg(target_arch = "x86_64")]
-        let (score, best) = if has_v3() {
+        let (score, best) = if othello::bitboard::has_x86_64_v3() {
             // SAFETY: the CPU supports every feature the v3 kernels are compiled for (checked).
             unsafe { v3::root::<N>(&mut ctx, player, opponent, alpha, beta) }
         } else {

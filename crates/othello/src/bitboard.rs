@@ -113,6 +113,34 @@ pub fn flips(sq: u32, player: u64, opponent: u64) -> u64 {
     flipped
 }
 
+/// The squares next to any of `discs` (8-neighbourhood) that are not in `discs` themselves.
+#[inline(always)]
+#[must_use]
+pub fn neighbours(discs: u64) -> u64 {
+    let row =
+        ((discs << 1) & 0xfefe_fefe_fefe_fefe) | ((discs >> 1) & 0x7f7f_7f7f_7f7f_7f7f) | discs;
+    (row | (row << 8) | (row >> 8)) & !discs
+}
+
+/// The four corners of an `n x n` board.
+#[must_use]
+pub const fn corners(n: usize) -> u64 {
+    let m = n - 1;
+    1 | 1 << m | 1 << (8 * m) | 1 << (8 * m + m)
+}
+
+/// Whether this CPU has the x86-64-v3 features (popcnt, lzcnt, BMI1/2, AVX2) that the fast
+/// kernel instantiations are compiled for; those must only run when this is true.
+#[cfg(target_arch = "x86_64")]
+#[must_use]
+pub fn has_x86_64_v3() -> bool {
+    std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("avx2")
+}
+
 /// Counts legal moves, the way perft counts the last ply.
 #[inline]
 #[must_use]

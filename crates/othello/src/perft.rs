@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::bitboard::flips;
+#[cfg(target_arch = "x86_64")]
+use crate::bitboard::has_x86_64_v3;
 use crate::bitboard::legal_moves;
 use crate::Othello;
 
@@ -31,16 +33,6 @@ fn perft_node<const N: usize>(player: u64, opponent: u64, depth: u32) -> u64 {
         return unsafe { perft_x86_64_v3::<N>(player, opponent, depth) };
     }
     perft_portable_node::<N>(player, opponent, depth)
-}
-
-/// Whether the CPU has the x86-64-v3 features the fast kernel is compiled for.
-#[cfg(target_arch = "x86_64")]
-fn has_x86_64_v3() -> bool {
-    std::is_x86_feature_detected!("popcnt")
-        && std::is_x86_feature_detected!("lzcnt")
-        && std::is_x86_feature_detected!("bmi1")
-        && std::is_x86_feature_detected!("bmi2")
-        && std::is_x86_feature_detected!("avx2")
 }
 
 /// One recursive perft kernel; instantiated plain (portable) and with x86-64-v3 features, where
