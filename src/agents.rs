@@ -32,6 +32,14 @@ pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
             let empties = spec
                 .get::<u32>("empties")?
                 .unwrap_or_else(SolverAgent::<N>::default_exact_empties);
+            if empties > 30 {
+                return Err(search::SpecError::BadValue {
+                    agent: spec.name.clone(),
+                    key: "empties".into(),
+                    value: empties.to_string(),
+                    why: "at most 30: exact solves beyond that take far too long for a game".into(),
+                });
+            }
             let midgame = AlphaBetaConfig {
                 depth: Some(spec.positive("depth")?.map_or(6, |d| d.min(64) as u32)),
                 time: spec.duration("time")?,

@@ -88,9 +88,15 @@ pub fn run(args: &DpArgs) -> Result<()> {
         } else {
             -1.0
         };
-        let value_ok = table.value(pos).is_some_and(|v| {
-            (sign * v).signum() == f64::from(exact.signum()) || (v == 0.0 && exact == 0)
-        });
+        // f64::signum(0.0) is 1: compare explicit win/draw/loss classes.
+        let class = |x: f64| match x.partial_cmp(&0.0) {
+            Some(std::cmp::Ordering::Greater) => 1,
+            Some(std::cmp::Ordering::Less) => -1,
+            _ => 0,
+        };
+        let value_ok = table
+            .value(pos)
+            .is_some_and(|v| class(sign * v) == exact.signum());
         if got.signum() != exact.signum() || !value_ok {
             wrong += 1;
         }

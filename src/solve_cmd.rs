@@ -28,7 +28,13 @@ pub struct SolveArgs {
     /// The transposition table holds 2^bits positions (24 bytes each).
     #[arg(long, default_value_t = 22)]
     table_bits: u32,
+    /// Solve even positions with more than 36 empty squares (which may never finish).
+    #[arg(long)]
+    force: bool,
 }
+
+/// Positions with more empty squares need `--force`.
+const MAX_EMPTIES: u32 = 36;
 
 /// One position to solve, with its source and the expected score when a file lists it.
 struct Job<const N: usize> {
@@ -92,7 +98,25 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
 }
 
 fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
+    if !(4..=othello_engine::MAX_TABLE_BITS).contains(&args.table_bits) {
+        bail!(
+            "--table-bits must be from 4 to {} (24 bytes per entry)",
+            othello_engine::MAX_TABLE_BITS
+        );
+    }
     let jobs = jobs::<N>(args)?;
+    if let Some(job) = jobs
+        .iter()
+        .find(|j| j.pos.empty().count_ones() > MAX_EMPTIES)
+    {
+        if !args.force {
+            bail!(
+                "{} has {} empty squares: an exact solve beyond {MAX_EMPTIES} may never finish (add --force to try anyway)",
+                job.label,
+                job.pos.empty().count_ones()
+            );
+        }
+    }
     let mut solver = Solver::<N>::new(args.table_bits);
     let (mut nodes, mut time, mut wrong) = (0u64, Duration::ZERO, 0);
     println!(

@@ -10,5 +10,5 @@ mod stability;
 
 pub use agent::SolverAgent;
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};
-pub use solver::{Solution, Solver};
+pub use solver::{Solution, Solver, MAX_TABLE_BITS};
 pub use stability::{stable_discs, stable_discs_naive};

@@ -53,6 +53,9 @@ pub struct Solver<const N: usize> {
     nodes: u64,
 }
 
+/// The largest table: 2^28 entries of 24 bytes (6 GiB).
+pub const MAX_TABLE_BITS: u32 = 28;
+
 /// Searches with at most this many empties use the move-list-free code.
 const SMALL: u32 = 4;
 /// Below this many empties moves are tried in parity order without sorting.
@@ -400,7 +403,7 @@ macro_rules! solver_kernels {
                     let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16
                         + potential * POTENTIAL_WEIGHT;
                     if empties >= SHALLOW_MIN {
-                        let depth = if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
+                        let depth = if empties >= 22 { 3 } else if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
                         key = key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000);
                     }
                     if bit & corner_mask != 0 {
@@ -485,7 +488,11 @@ macro_rules! solver_kernels {
                 } else {
                     e.upper = e.upper.min(best as i8);
                 }
-                e.best = best_sq;
+                // A fail-low's best move is only the one with the highest upper bound: keep
+                // a better-founded move when there is one.
+                if best > original_alpha || e.best == NO_MOVE {
+                    e.best = best_sq;
+                }
             }
             best
         }
@@ -514,13 +521,16 @@ macro_rules! solver_kernels {
                 order.push(u32::from(e.best));
                 moves &= !(1u64 << e.best);
             }
-            let mut keyed: Vec<(u32, u32)> = Vec::new();
+            let mut keyed: Vec<(i32, u32)> = Vec::new();
+            let depth = if empties >= 24 { 4 } else if empties >= 16 { 3 } else { 1 };
             while moves != 0 {
                 let sq = moves.trailing_zeros();
                 moves &= moves - 1;
                 let f = flips(sq, player, opponent);
-                let replies = legal_moves(opponent ^ f, player | f | 1 << sq) & board;
-                keyed.push((replies.count_ones(), sq));
+                let (np, no) = (opponent ^ f, player | f | 1 << sq);
+                let replies = legal_moves(np, no) & board;
+                let key = 16 * replies.count_ones() as i32 + shallow::<N>(np, no, depth, -30_000, 30_000);
+                keyed.push((key, sq));
             }
             keyed.sort_unstable();
             order.extend(keyed.into_iter().map(|(_, sq)| sq));
@@ -573,7 +583,7 @@ impl<const N: usize> Solver<N> {
     #[must_use]
     pub fn new(table_bits: u32) -> Self {
         Solver {
-            table: vec![Entry::default(); 1usize << table_bits.clamp(4, 30)],
+            table: vec![Entry::default(); 1usize << table_bits.clamp(4, MAX_TABLE_BITS)],
             nodes: 0,
         }
     }

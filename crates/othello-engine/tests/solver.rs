@@ -146,6 +146,21 @@ fn solver_equals_plain_negamax_on_random_endgames() {
                 exact,
                 "{pos}: {mv} is not best"
             );
+            // The printed line, played out to the end, reaches the exact score.
+            let mut end = pos;
+            for &m in &s.pv {
+                end = end
+                    .play(m)
+                    .unwrap_or_else(|e| panic!("{pos}: line {:?}: {e}", s.pv));
+            }
+            if let Some(o) = end.outcome() {
+                assert_eq!(
+                    o.score_for(pos.side_to_move()),
+                    exact,
+                    "{pos}: line {:?}",
+                    s.pv
+                );
+            }
             assert_eq!(
                 solver.solve_pvs(&pos).score,
                 exact,

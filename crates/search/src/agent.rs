@@ -60,8 +60,9 @@ impl Budget {
 pub struct Decision<M> {
     /// The move to play.
     pub mv: M,
-    /// The score from the mover's point of view, in the evaluator's units; `|score| >=`
-    /// [`WIN`](crate::WIN) is a proven result whose final margin is `|score| - WIN`.
+    /// The score from the mover's point of view, in the evaluator's units. `|score| >=`
+    /// [`WIN`](crate::WIN) is a proven win or loss; its margin `|score| - WIN` is exact only when
+    /// the search reached the end of every line (a solver, or enough depth), else a bound.
     pub score: Option<i32>,
     /// The expected line, starting with `mv` (may be just `mv` or empty when unknown).
     pub pv: Vec<M>,

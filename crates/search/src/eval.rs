@@ -4,7 +4,8 @@
 use game::Game;
 
 /// Scores at or beyond `WIN` in absolute value are proven results: `WIN + margin` for a win by
-/// `margin`, `-(WIN + margin)` for a loss. Heuristic evaluations stay well inside `(-WIN, WIN)`.
+/// `margin`, `-(WIN + margin)` for a loss (from a depth-limited search the win is proven but the
+/// margin may only be a bound). Heuristic evaluations stay well inside `(-WIN, WIN)`.
 pub const WIN: i32 = 1_000_000;
 
 /// The score of a finished game from the side to move's point of view (0 for a draw).

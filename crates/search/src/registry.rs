@@ -61,14 +61,17 @@ impl<G: Game> Registry<G> {
                 ("depth", "plies (default 4 when nothing else is set)"),
                 ("time", "time per move, e.g. 500ms"),
                 ("nodes", "nodes per move"),
-                ("tt", "log2 of the transposition-table entries (default 18)"),
+                (
+                    "tt",
+                    "log2 of the transposition-table entries (default 18, at most 24)",
+                ),
             ],
             Box::new(move |spec, _| {
                 let config = AlphaBetaConfig {
                     depth: spec.positive("depth")?.map(|d| d.min(128) as u32),
                     time: spec.duration("time")?,
                     nodes: spec.positive("nodes")?,
-                    tt_bits: spec.get::<u32>("tt")?.unwrap_or(18).clamp(4, 28),
+                    tt_bits: spec.get::<u32>("tt")?.unwrap_or(18).clamp(4, 24),
                 };
                 Ok(Box::new(AlphaBeta::new(Arc::clone(&ab_eval), config)))
             }),
@@ -100,7 +103,15 @@ impl<G: Game> Registry<G> {
                         why: "expected a number of at least 0".into(),
                     });
                 }
-                let epsilon = spec.get::<f64>("epsilon")?.unwrap_or(0.1).clamp(0.0, 1.0);
+                let epsilon = spec.get::<f64>("epsilon")?.unwrap_or(0.1);
+                if !(0.0..=1.0).contains(&epsilon) {
+                    return Err(SpecError::BadValue {
+                        agent: spec.name.clone(),
+                        key: "epsilon".into(),
+                        value: epsilon.to_string(),
+                        why: "expected a probability from 0 to 1".into(),
+                    });
+                }
                 let rollout = match spec.text("rollout").unwrap_or("random") {
                     "random" => Rollout::Random,
                     "greedy" => Rollout::Greedy { epsilon },

@@ -108,12 +108,30 @@ impl FromStr for Spec {
 /// Splits `a=1,cmd=prog x y,b=2` at commas that start a new `key=`; a comma inside a value
 /// (such as a command line) stays when the text after it has no `=` before the next comma.
 fn split_params(rest: &str) -> Vec<String> {
+    // Commas inside '...' or "..." never split.
+    let mut pieces = Vec::new();
+    let (mut current, mut quote) = (String::new(), None);
+    for c in rest.chars() {
+        match (c, quote) {
+            (',', None) => pieces.push(std::mem::take(&mut current)),
+            ('\'' | '"', None) => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (q, Some(open)) if q == open => {
+                quote = None;
+                current.push(c);
+            }
+            _ => current.push(c),
+        }
+    }
+    pieces.push(current);
     let mut out: Vec<String> = Vec::new();
-    for piece in rest.split(',') {
+    for piece in pieces {
         match out.last_mut() {
             Some(last) if !piece.contains('=') => {
                 last.push(',');
-                last.push_str(piece);
+                last.push_str(&piece);
             }
             _ => out.push(piece.to_string()),
         }
@@ -259,6 +277,9 @@ mod tests {
         let s: Spec = "nboard-engine:cmd=edax -q,x,depth=4".parse().unwrap();
         assert_eq!(s.text("cmd"), Some("edax -q,x"));
         assert_eq!(s.text("depth"), Some("4"));
+        let quoted: Spec = "nboard-engine:cmd='x --a=1,--b=2',depth=3".parse().unwrap();
+        assert_eq!(quoted.text("cmd"), Some("'x --a=1,--b=2'"));
+        assert_eq!(quoted.text("depth"), Some("3"));
     }
 
     #[test]
