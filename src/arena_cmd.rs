@@ -60,6 +60,10 @@ pub struct ArenaArgs {
     /// against H1 "it is ELO1 stronger", e.g. `0,10`; stops when the LLR crosses a bound.
     #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
     pub sprt: Option<String>,
+    /// The longest an agent may think about one move before it forfeits the game, e.g. 30s or
+    /// 5m; 0 for no limit.
+    #[arg(long, default_value = "5m", value_name = "DURATION")]
+    pub move_time_limit: String,
     /// The SPRT's chance of accepting H1 when H0 holds.
     #[arg(long, default_value_t = 0.05, requires = "sprt")]
     pub alpha: f64,
@@ -113,6 +117,14 @@ fn run_sized<const N: usize>(args: &ArenaArgs, seed: u64) -> Result<()> {
         threads: args.threads.unwrap_or_else(arena::default_threads),
         seed,
         max_plies: None,
+        move_time_limit: match search::parse_duration(&args.move_time_limit) {
+            Some(d) if d.is_zero() => None,
+            Some(d) => Some(d),
+            None => bail!(
+                "--move-time-limit {:?}: expected a duration like 30s, 5m or 500ms (0 for none)",
+                args.move_time_limit
+            ),
+        },
         elo: EloOptions {
             anchor: Anchor::Mean,
             prior_draws: args.elo_prior,

@@ -2,9 +2,11 @@
 //! forfeit: an error, an illegal move or a panic loses the game for the side that caused it.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use game::{Color, Game};
-use search::{Agent, Budget, SpecError};
+use search::{Agent, AgentError, Budget, Decision, SpecError};
 use serde::{Deserialize, Serialize};
 
 use crate::opening::join_moves;
@@ -149,14 +151,17 @@ pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 /// opening's moves with [`Agent::observe`], then lets them play, telling both of every move.
 ///
 /// Never panics and never loops forever (moves beyond `max_plies` end the game as a draw);
-/// whatever an agent does wrong is a [`Ending::Forfeit`] against it. Agents are not timed: an
-/// agent that never returns from [`Agent::select`] stalls the game.
+/// whatever an agent does wrong is a [`Ending::Forfeit`] against it. With a
+/// `move_time_limit`, each [`Agent::select`] runs on its own thread and an agent that has not
+/// answered in time forfeits (its thread is left to finish on its own); without one, an agent
+/// that never returns stalls the game.
 pub fn play_game<G, F>(
     factory: &F,
     specs: [&str; 2],
     seeds: [u64; 2],
     opening: &Opening<G>,
     max_plies: usize,
+    move_time_limit: Option<Duration>,
 ) -> Played<G>
 where
     G: Game,
@@ -209,8 +214,26 @@ where
             };
         }
         let side = pos.side_to_move();
-        let agent = &mut agents[side.index()];
-        let decision = match guarded(|| agent.select(&pos, &Budget::default())) {
+        let selected = match move_time_limit {
+            None => {
+                let agent = &mut agents[side.index()];
+                guarded(|| agent.select(&pos, &Budget::default()))
+            }
+            Some(limit) => {
+                let agent = std::mem::replace(&mut agents[side.index()], Box::new(Gone));
+                match timed_select(agent, pos.clone(), limit) {
+                    Some((agent, result)) => {
+                        agents[side.index()] = agent;
+                        result
+                    }
+                    None => {
+                        let reason = format!("no move within the limit of {limit:?}");
+                        return forfeit(moves, side, reason);
+                    }
+                }
+            }
+        };
+        let decision = match selected {
             Ok(Ok(decision)) => decision,
             Ok(Err(e)) => return forfeit(moves, side, format!("no move: {e}")),
             Err(p) => return forfeit(moves, side, format!("panicked in select: {p}")),
@@ -224,6 +247,43 @@ where
             return forfeit(moves, loser.0, loser.1);
         }
         pos = next;
+    }
+}
+
+/// The outcome of one guarded `select`.
+type Selected<G> = Result<Result<Decision<<G as Game>::Move>, AgentError>, String>;
+
+/// Runs `select` on a thread of its own; `None` when it has not answered within `limit` (the
+/// thread and the agent are then abandoned).
+fn timed_select<G: Game>(
+    mut agent: Box<dyn Agent<G>>,
+    pos: G,
+    limit: Duration,
+) -> Option<(Box<dyn Agent<G>>, Selected<G>)> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("arena-select".into())
+        .spawn(move || {
+            let result = guarded(|| agent.select(&pos, &Budget::default()));
+            // The receiver may have given up: nothing to do then.
+            let _ = tx.send((agent, result));
+        });
+    if spawned.is_err() {
+        return None;
+    }
+    rx.recv_timeout(limit).ok()
+}
+
+/// Stands in for an agent that is thinking on another thread.
+struct Gone;
+
+impl<G: Game> Agent<G> for Gone {
+    fn name(&self) -> String {
+        "gone".into()
+    }
+
+    fn select(&mut self, _pos: &G, _budget: &Budget) -> Result<Decision<G::Move>, AgentError> {
+        Err(AgentError::Failed("the agent was lost to a timeout".into()))
     }
 }
 

@@ -35,6 +35,9 @@ pub struct Settings {
     /// Moves after which a game is stopped as a draw; `None` for the game's default
     /// ([`default_max_plies`]).
     pub max_plies: Option<usize>,
+    /// The longest an agent may think about one move; past it the agent forfeits the game
+    /// (its search thread is abandoned). `None`: untimed.
+    pub move_time_limit: Option<std::time::Duration>,
     /// How ratings are fitted.
     pub elo: EloOptions,
 }
@@ -48,6 +51,7 @@ impl Settings {
             threads: default_threads(),
             seed,
             max_plies: None,
+            move_time_limit: None,
             elo: EloOptions::default(),
         }
     }
@@ -122,6 +126,7 @@ struct Plan<'a, G: Game, F: ?Sized> {
     threads: usize,
     seed: u64,
     max_plies: usize,
+    move_time_limit: Option<std::time::Duration>,
     elo: EloOptions,
 }
 
@@ -175,6 +180,7 @@ where
             threads: settings.threads,
             seed: settings.seed,
             max_plies: settings.max_plies.unwrap_or_else(default_max_plies::<G>),
+            move_time_limit: settings.move_time_limit,
             elo: settings.elo,
         })
     }
@@ -192,6 +198,7 @@ where
             [black_seed, white_seed],
             &self.openings[opening],
             self.max_plies,
+            self.move_time_limit,
         );
         GameRecord {
             index,

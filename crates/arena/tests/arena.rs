@@ -154,8 +154,49 @@ impl Agent<Othello6> for Broken {
                 Move::Pass
             })),
             "error" => Err(AgentError::Failed("out of cheese".into())),
+            "sleepy" => {
+                // Far longer than the test's move time limit.
+                std::thread::sleep(std::time::Duration::from_secs(20));
+                Err(AgentError::Failed("woke up".into()))
+            }
             _ => panic!("deliberate panic"),
         }
+    }
+}
+
+#[test]
+fn an_agent_that_never_answers_forfeits_on_the_move_time_limit() {
+    let reg = registry::<6>();
+    let factory = |spec: &str, seed: u64| -> Result<Box<dyn Agent<Othello6>>, SpecError> {
+        match spec {
+            "sleepy" => Ok(Box::new(Broken("sleepy"))),
+            _ => reg.build(spec, seed),
+        }
+    };
+    let openings = random_openings::<Othello6>(2, 2, 5);
+    let s = Settings {
+        move_time_limit: Some(std::time::Duration::from_millis(100)),
+        ..settings(2, 2, 1)
+    };
+    let started = std::time::Instant::now();
+    let report = round_robin(
+        &specs(&["greedy", "sleepy"]),
+        &factory,
+        &openings,
+        &s,
+        |_| {},
+    )
+    .unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "the arena waited for the agent"
+    );
+    assert_eq!(report.games.len(), 2);
+    for g in &report.games {
+        let Ending::Forfeit { reason, .. } = &g.ending else {
+            panic!("{:?}", g.ending)
+        };
+        assert!(reason.starts_with("no move within the limit"), "{reason}");
     }
 }
 

@@ -36,4 +36,4 @@ pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout};
 pub use registry::{AgentBuilder, Registry};
 pub use simple::{GreedyAgent, RandomAgent};
-pub use spec::{Spec, SpecError};
+pub use spec::{parse_duration, Spec, SpecError};
