@@ -1,33 +1,13 @@
 //! The `stonelab` binary driven through pipes, as a user would from a script.
 
+mod common;
+use common::stonelab;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
 use game::{Color, Game};
 use othello::{replay_transcript, Move, Othello4};
-
-fn stonelab(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start stonelab");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("run stonelab");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn field<'a>(text: &'a str, prefix: &str) -> &'a str {
     text.lines()

@@ -1,8 +1,9 @@
 //! `stonelab nboard` (the engine side) and the `nboard-engine` agent (the driver side), tested
 //! against each other: stonelab's own NBoard mode is the external engine.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+use common::stonelab;
+
 use std::time::Duration;
 
 use game::{Color, Game};
@@ -88,29 +89,6 @@ fn stonelab_nboard_as_an_external_engine_plays_full_games() {
     assert!(black >= 15 && white >= 15, "{black} {white}");
     assert_eq!(engine.engine_name(), Some("stonelab-greedy"));
     assert!(engine.is_running());
-}
-
-fn stonelab(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start stonelab");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("run stonelab");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

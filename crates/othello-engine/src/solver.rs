@@ -311,6 +311,31 @@ macro_rules! solver_kernels {
             pvs::<N>(ctx, player, opponent, alpha, alpha + 1, empties)
         }
 
+        /// A child's score from the parent's side: a full-window search for the first move,
+        /// else a null-window probe, re-searched with the full window when it lands inside.
+        $(#[$attr])*
+        #[inline]
+        #[allow(clippy::too_many_arguments)]
+        fn child<const N: usize>(
+            ctx: &mut Ctx,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            beta: i32,
+            empties: u32,
+            full: bool,
+        ) -> i32 {
+            if full {
+                return -pvs::<N>(ctx, player, opponent, -beta, -alpha, empties);
+            }
+            let probe = -nws::<N>(ctx, player, opponent, -alpha - 1, empties);
+            if probe > alpha && probe < beta {
+                -pvs::<N>(ctx, player, opponent, -beta, -alpha, empties)
+            } else {
+                probe
+            }
+        }
+
         /// Principal-variation search in `(alpha, beta)`, fail-soft.
         $(#[$attr])*
         pub(super) fn pvs<const N: usize>(
@@ -446,16 +471,7 @@ macro_rules! solver_kernels {
                 let (_, sq, f) = list[i];
                 let bit = 1u64 << sq;
                 let (np, no) = (opponent ^ f, player | f | bit);
-                let score = if i == 0 || beta - alpha == 1 {
-                    -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
-                } else {
-                    let probe = -nws::<N>(ctx, np, no, -alpha - 1, empties - 1);
-                    if probe > alpha && probe < beta {
-                        -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
-                    } else {
-                        probe
-                    }
-                };
+                let score = child::<N>(ctx, np, no, alpha, beta, empties - 1, i == 0 || beta - alpha == 1);
                 if score > best {
                     best = score;
                     best_sq = sq as u8;
@@ -538,16 +554,7 @@ macro_rules! solver_kernels {
             for (k, &sq) in order.iter().enumerate() {
                 let f = flips(sq, player, opponent);
                 let (np, no) = (opponent ^ f, player | f | 1 << sq);
-                let score = if k == 0 {
-                    -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
-                } else {
-                    let probe = -nws::<N>(ctx, np, no, -alpha - 1, empties - 1);
-                    if probe > alpha && probe < beta {
-                        -pvs::<N>(ctx, np, no, -beta, -alpha, empties - 1)
-                    } else {
-                        probe
-                    }
-                };
+                let score = child::<N>(ctx, np, no, alpha, beta, empties - 1, k == 0);
                 if score > best.0 {
                     best = (score, Some(sq));
                     if score > alpha {
