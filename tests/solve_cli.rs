@@ -1,0 +1,83 @@
+//! `stonelab solve`, `bench endgame` and `dp` driven as a user would.
+
+mod common;
+use common::stonelab;
+
+#[test]
+fn solve_reads_obf_files_and_checks_the_listed_scores() {
+    let dir = std::env::temp_dir().join(format!("stonelab-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("two.obf");
+    // FFO #1 and #5 with their best listed scores.
+    std::fs::write(
+        &file,
+        "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12;\n",
+    )
+    .unwrap();
+    let (ok, out, err) = stonelab(&["solve", file.to_str().unwrap()], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("+18") && out.contains("ok"), "{out}");
+    // A wrong listed score is reported and fails the command.
+    std::fs::write(
+        &file,
+        "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+20;\n",
+    )
+    .unwrap();
+    let (ok, out, _) = stonelab(&["solve", file.to_str().unwrap()], "");
+    assert!(!ok);
+    assert!(out.contains("WRONG: expected +20"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn solve_defaults_to_the_start_and_refuses_hopeless_positions() {
+    let (ok, out, err) = stonelab(&["solve", "--game", "othello4"], "");
+    assert!(ok, "{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("start") && l.contains(" -10 ")),
+        "{out}"
+    );
+    let (ok, _, err) = stonelab(&["solve"], "");
+    assert!(!ok);
+    assert!(err.contains("--force"), "{err}");
+    let (ok, _, err) = stonelab(&["solve", "not a board"], "");
+    assert!(!ok);
+    assert!(err.contains("neither a file nor a board string"), "{err}");
+}
+
+#[test]
+fn bench_endgame_checks_and_fingerprints() {
+    let (ok, out, err) = stonelab(
+        &["bench", "endgame", "--range", "1-3", "--table-bits", "16"],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("node checksum:"), "{out}");
+    assert!(!out.contains("WRONG"), "{out}");
+    // The same run gives the same checksum.
+    let again = stonelab(
+        &["bench", "endgame", "--range", "1-3", "--table-bits", "16"],
+        "",
+    )
+    .1;
+    let sum = |t: &str| {
+        t.lines()
+            .find(|l| l.starts_with("node checksum"))
+            .map(str::to_string)
+    };
+    assert_eq!(sum(&out), sum(&again));
+    let (ok, _, err) = stonelab(&["bench", "endgame", "--range", "0-70"], "");
+    assert!(!ok && err.contains("1 to 59"), "{err}");
+}
+
+#[test]
+fn dp_reports_the_4x4_solution() {
+    let (ok, out, err) = stonelab(&["dp"], "");
+    assert!(ok, "{err}");
+    assert!(out.contains("reachable positions: 62789"), "{out}");
+    assert!(out.contains("(0 wrong)"), "{out}");
+    assert!(out.contains("-100.00 (white wins"), "{out}");
+    let (ok, _, err) = stonelab(&["dp", "--game", "othello6"], "");
+    assert!(!ok && err.contains("only othello4"), "{err}");
+}
