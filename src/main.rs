@@ -31,7 +31,7 @@ enum Command {
     Perft(perft_cmd::PerftArgs),
     /// Solve positions exactly: best move, perfect-play score, nodes and time.
     Solve(solve_cmd::SolveArgs),
-    /// Deterministic benchmarks (FFO endgames) with node-count checksums.
+    /// Deterministic benchmarks (FFO endgames, the 6x6 solve) with node-count checksums.
     Bench(bench_cmd::BenchArgs),
     /// Play agents against each other: a round robin with Elo ratings, or an SPRT match.
     Arena(arena_cmd::ArenaArgs),
