@@ -6,7 +6,9 @@ use std::sync::{Arc, OnceLock};
 
 use othello::{Othello, Othello4, Othello8};
 use othello_engine::{DiscDifference, Heuristic, SolverAgent};
-use search::{AlphaBetaConfig, DpAgent, Registry, ValueIterationConfig, ValueTable};
+use search::{
+    AlphaBetaConfig, DpAgent, Registry, ValueIterationConfig, ValueIterationError, ValueTable,
+};
 
 use crate::games::GameId;
 
@@ -58,23 +60,33 @@ pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
             "dp",
             "perfect play from value iteration over every reachable 4x4 position (othello4 only)",
             &[],
-            Box::new(|_, _| Ok(Box::new(DpAgent::new(othello4_values())))),
+            Box::new(|spec, _| match othello4_values() {
+                Ok(table) => Ok(Box::new(DpAgent::new(table))),
+                Err(e) => Err(search::SpecError::BadValue {
+                    agent: spec.name.clone(),
+                    key: "(table)".into(),
+                    value: String::new(),
+                    why: e.to_string(),
+                }),
+            }),
         );
     }
     registry
 }
 
 /// The solved value table of 4x4 Othello, computed once per process (well under a second).
-pub fn othello4_values() -> Arc<ValueTable<Othello4, u128>> {
-    static TABLE: OnceLock<Arc<ValueTable<Othello4, u128>>> = OnceLock::new();
-    Arc::clone(TABLE.get_or_init(|| {
-        let config = ValueIterationConfig::default();
-        match ValueTable::solve(Othello4::base3_key, &config) {
-            Ok((table, _)) => Arc::new(table),
-            // 4x4 Othello is far below the state limit and converges: this cannot happen.
-            Err(e) => unreachable!("4x4 value iteration failed: {e}"),
-        }
-    }))
+///
+/// # Errors
+/// When value iteration fails (it does not on 4x4: far below the state limit, and it converges).
+pub fn othello4_values() -> Result<Arc<ValueTable<Othello4, u128>>, ValueIterationError> {
+    type Table = Arc<ValueTable<Othello4, u128>>;
+    static TABLE: OnceLock<Result<Table, ValueIterationError>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| {
+            ValueTable::solve(Othello4::base3_key, &ValueIterationConfig::default())
+                .map(|(table, _)| Arc::new(table))
+        })
+        .clone()
 }
 
 /// `nboard-engine:cmd=...`: an external engine over the NBoard protocol, run as a subprocess.
