@@ -1,19 +1,12 @@
 //! `stonelab arena` driven as a user would: tables, files, SPRT and clear errors.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
+use std::path::PathBuf;
+
+/// The shared helper, with no standard input.
 fn stonelab(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_stonelab"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run stonelab");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::stonelab(args, "")
 }
 
 fn scratch(name: &str) -> PathBuf {
