@@ -4,13 +4,15 @@
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
+use gomoku::{Gomoku, Variant};
+use gomoku_engine::{EngineConfig, GomokuEngine, OmokAb, OmokAbConfig, WindowEvaluator};
 use othello::{Othello, Othello4, Othello8};
 use othello_engine::{DiscDifference, Heuristic, SolverAgent};
 use search::{
     AlphaBetaConfig, DpAgent, Registry, ValueIterationConfig, ValueIterationError, ValueTable,
 };
 
-use crate::games::GameId;
+use crate::games::{with_game, CliGame, GameId};
 
 /// Every agent for Othello on the `N x N` board: the generic ones over the hand-built
 /// heuristic (greedy over the disc difference, so it flips the most discs).
@@ -99,13 +101,36 @@ fn register_nboard_engine(registry: &mut Registry<Othello8>) {
     );
 }
 
+/// Every agent for Gomoku variant `V`: the generic ones over a window-count evaluation, the
+/// reference `omok-ab` student AI, and (on every variant) external Gomocup brains.
+pub fn gomoku_registry<V: Variant>() -> Registry<Gomoku<V>> {
+    let mut registry = Registry::generic(Arc::new(WindowEvaluator), Arc::new(WindowEvaluator));
+    registry.register(
+        "omok-ab",
+        "the reference student Omok AI: depth-2 alpha-beta over 5-point windows through the last move",
+        gomoku_engine::omok_ab::KEYS,
+        Box::new(|spec, seed| {
+            let config = OmokAbConfig::from_spec(spec)?;
+            Ok(Box::new(OmokAb::new(config, seed)))
+        }),
+    );
+    registry.register(
+        "gomoku",
+        "the strong engine: VCF/VCT threat search, then pattern-ordered PVS with a table",
+        gomoku_engine::engine::KEYS,
+        Box::new(|spec, _| {
+            let config = EngineConfig::from_spec(spec)?;
+            Ok(Box::new(
+                GomokuEngine::new(config).with_name(&spec.to_string()),
+            ))
+        }),
+    );
+    registry
+}
+
 /// The agent list of a game, one line each, for `stonelab agents`.
 pub fn help(game: GameId) -> String {
-    let list = match game {
-        GameId::Othello4 => othello_registry::<4>().help(),
-        GameId::Othello6 => othello_registry::<6>().help(),
-        GameId::Othello8 => othello_registry::<8>().help(),
-    };
+    let list = with_game!(game, G => G::registry().help());
     format!(
         "Agents for {game} (spec: name or name:key=value,...; every agent takes seed=N):\n{list}"
     )

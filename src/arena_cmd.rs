@@ -13,13 +13,10 @@ use arena::{
     round_robin, sprt_match, Anchor, EloOptions, Ending, Opening, Progress, Report, Settings, Sprt,
 };
 use clap::Args;
-use game::Game;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use othello::Othello;
 use rand::RngExt;
 
-use crate::agents::othello_registry;
-use crate::games::GameId;
+use crate::games::{with_game, CliGame, GameId};
 
 /// Games per pair when `--games` is not given.
 const DEFAULT_GAMES: usize = 100;
@@ -90,14 +87,10 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
     let seed = args
         .seed
         .unwrap_or_else(|| rand::rng().random::<u32>().into());
-    match args.game {
-        GameId::Othello4 => run_sized::<4>(args, seed),
-        GameId::Othello6 => run_sized::<6>(args, seed),
-        GameId::Othello8 => run_sized::<8>(args, seed),
-    }
+    with_game!(args.game, G => run_game::<G>(args, seed))
 }
 
-fn run_sized<const N: usize>(args: &ArenaArgs, seed: u64) -> Result<()> {
+fn run_game<G: CliGame>(args: &ArenaArgs, seed: u64) -> Result<()> {
     let sprt = args
         .sprt
         .as_deref()
@@ -131,8 +124,8 @@ fn run_sized<const N: usize>(args: &ArenaArgs, seed: u64) -> Result<()> {
             fallback_prior_draws: args.elo_prior.max(1.0),
         },
     };
-    let (openings, source) = openings::<Othello<N>>(args, seed, games_per_pair / 2)?;
-    let registry = othello_registry::<N>();
+    let (openings, source) = openings::<G>(args, seed, games_per_pair / 2)?;
+    let registry = G::registry();
     let factory = |spec: &str, seed: u64| registry.build(spec, seed);
 
     let k = args.agents.len();
@@ -211,7 +204,7 @@ fn run_sized<const N: usize>(args: &ArenaArgs, seed: u64) -> Result<()> {
 }
 
 /// The openings to play and where they come from.
-fn openings<G: Game>(
+fn openings<G: CliGame>(
     args: &ArenaArgs,
     seed: u64,
     needed: usize,
@@ -228,6 +221,10 @@ fn openings<G: Game>(
     if args.random_openings.is_none() {
         if let Some(list) = builtin_openings::<G>()? {
             return Ok((list, "built-in balanced list".into()));
+        }
+        let wanted = needed.clamp(1, MAX_RANDOM_OPENINGS);
+        if let Some(found) = G::default_openings(wanted, derive_seed(seed, &[u64::MAX])) {
+            return Ok(found);
         }
     }
     let plies = args

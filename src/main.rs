@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod agents;
 mod arena_cmd;
 mod bench_cmd;
+mod cli_games;
 mod dp_cmd;
 mod games;
 mod nboard_cmd;

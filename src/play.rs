@@ -2,16 +2,13 @@
 
 use std::io::{self, BufRead, Write};
 
-use anstyle::{AnsiColor, Color as Paint, Style};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use game::{Color, Game};
-use othello::{transcript, Move, Othello, Square};
 use rand::RngExt;
 use search::{Agent, Budget};
 
-use crate::agents::othello_registry;
-use crate::games::GameId;
+use crate::games::{with_game, CliGame, GameId};
 
 /// When to colour the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -68,16 +65,12 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     let seed = args
         .seed
         .unwrap_or_else(|| rand::rng().random::<u32>().into());
-    match args.game {
-        GameId::Othello4 => play_sized::<4>(args, seed, color),
-        GameId::Othello6 => play_sized::<6>(args, seed, color),
-        GameId::Othello8 => play_sized::<8>(args, seed, color),
-    }
+    with_game!(args.game, G => play_game::<G>(args, seed, color))
 }
 
-fn play_sized<const N: usize>(args: &PlayArgs, seed: u64, color: bool) -> Result<()> {
-    let registry = othello_registry::<N>();
-    let player = |spec: &str, seed: u64| -> Result<Player<N>> {
+fn play_game<G: CliGame>(args: &PlayArgs, seed: u64, color: bool) -> Result<()> {
+    let registry = G::registry();
+    let player = |spec: &str, seed: u64| -> Result<Player<G>> {
         if spec.trim().eq_ignore_ascii_case("human") {
             return Ok(Player::Human);
         }
@@ -108,21 +101,21 @@ fn play_sized<const N: usize>(args: &PlayArgs, seed: u64, color: bool) -> Result
         session.players[0].name(),
         session.players[1].name()
     )?;
-    session.play(Othello::<N>::new())
+    session.play(G::start())
 }
 
 /// Who plays a side.
-enum Player<const N: usize> {
+enum Player<G: Game> {
     /// A person typing moves.
     Human,
     /// An agent built from a spec string.
     Agent {
         name: String,
-        agent: Box<dyn Agent<Othello<N>>>,
+        agent: Box<dyn Agent<G>>,
     },
 }
 
-impl<const N: usize> Player<N> {
+impl<G: Game> Player<G> {
     fn name(&self) -> &str {
         match self {
             Player::Human => "human",
@@ -136,31 +129,31 @@ impl<const N: usize> Player<N> {
 }
 
 /// One game: the players, and where text comes from and goes.
-struct Session<const N: usize, R, W> {
-    players: [Player<N>; 2],
+struct Session<G: Game, R, W> {
+    players: [Player<G>; 2],
     input: R,
     out: W,
     color: bool,
 }
 
 /// What a human typed.
-enum Command {
-    Play(Move),
+enum Command<M> {
+    Play(M),
     Undo,
     Hint,
     Quit,
 }
 
-fn parse_command(line: &str) -> Option<Command> {
+fn parse_command<G: Game>(line: &str) -> Option<Command<G::Move>> {
     match line.trim().to_ascii_lowercase().as_str() {
         "undo" | "u" => Some(Command::Undo),
         "hint" | "h" | "help" | "?" => Some(Command::Hint),
         "quit" | "q" | "exit" => Some(Command::Quit),
-        other => other.parse::<Move>().ok().map(Command::Play),
+        other => G::parse_move(other).ok().map(Command::Play),
     }
 }
 
-fn list(moves: &[Move]) -> String {
+fn list<M: ToString>(moves: &[M]) -> String {
     moves
         .iter()
         .map(ToString::to_string)
@@ -168,52 +161,35 @@ fn list(moves: &[Move]) -> String {
         .join(" ")
 }
 
-impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
+/// The legal moves in words: every one for short lists, else how many.
+fn legal_text<G: CliGame>(legal: &[G::Move]) -> String {
+    if G::list_moves_in_prompt() {
+        list(legal)
+    } else {
+        format!("{} empty points, e.g. {}", legal.len(), G::example_move())
+    }
+}
+
+impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {
     fn is_human(&self, side: Color) -> bool {
         self.players[side.index()].is_human()
     }
 
-    fn play(&mut self, start: Othello<N>) -> Result<()> {
+    fn play(&mut self, start: G) -> Result<()> {
         // positions[i] is the position before moves[i]; the last one is the current position.
-        let mut positions = vec![start];
-        let mut moves: Vec<Move> = Vec::new();
+        let mut positions = vec![start.clone()];
+        let mut moves: Vec<G::Move> = Vec::new();
         let mut show = true;
         loop {
-            let pos = *positions.last().unwrap_or(&start);
+            let pos = positions.last().cloned().unwrap_or_else(|| start.clone());
             if show {
-                self.board(&pos)?;
+                self.board(&pos, moves.last().copied())?;
             }
             show = true;
-            if let Some(outcome) = pos.outcome() {
-                let (b, w) = (pos.count(Color::Black), pos.count(Color::White));
-                let empty = pos.empty().count_ones();
+            if pos.is_over() {
                 writeln!(self.out, "Game over.")?;
-                match outcome.winner() {
-                    Some(winner) => {
-                        let margin = outcome.score_for(winner);
-                        let (bs, ws) = if winner == Color::Black {
-                            (b + empty, w)
-                        } else {
-                            (b, w + empty)
-                        };
-                        writeln!(
-                            self.out,
-                            "Final score: black {bs}, white {ws} (discs {b}-{w}, {empty} empty \
-                             square{} to the winner).",
-                            if empty == 1 { "" } else { "s" }
-                        )?;
-                        writeln!(self.out, "Winner: {winner} by {margin}.")?;
-                    }
-                    None => {
-                        // A draw splits the empty squares.
-                        let (bs, ws) = (b + empty / 2, w + empty / 2);
-                        writeln!(
-                            self.out,
-                            "Final score: black {bs}, white {ws} (discs {b}-{w}). Draw."
-                        )?;
-                    }
-                }
-                writeln!(self.out, "Transcript: {}", transcript(&moves))?;
+                writeln!(self.out, "{}", pos.result_text())?;
+                writeln!(self.out, "Transcript: {}", G::transcript(&moves))?;
                 return Ok(());
             }
             let side = pos.side_to_move();
@@ -226,9 +202,10 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                 let next = pos
                     .play(mv)
                     .map_err(|e| anyhow::anyhow!("{side} ({name}) chose an illegal move: {e}"))?;
-                let text = match mv {
-                    Move::Pass => format!("{side} ({name}) has no legal move and passes."),
-                    Move::Place(sq) => format!("{side} ({name}) plays {sq}."),
+                let text = if G::is_pass(mv) {
+                    format!("{side} ({name}) has no legal move and passes.")
+                } else {
+                    format!("{side} ({name}) plays {mv}.")
                 };
                 writeln!(self.out, "{text}")?;
                 self.record(&mut positions, &mut moves, mv, next);
@@ -241,7 +218,7 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                 self.out,
                 "{side} ({}) to move [{}]: ",
                 side.symbol(),
-                list(&legal)
+                legal_text::<G>(&legal)
             )?;
             self.out.flush()?;
             let mut raw = Vec::new();
@@ -249,7 +226,7 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                 writeln!(
                     self.out,
                     "\nInput closed; stopping. Transcript so far: {}",
-                    transcript(&moves)
+                    G::transcript(&moves)
                 )?;
                 return Ok(());
             }
@@ -259,17 +236,26 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                 show = false;
                 continue;
             }
-            match parse_command(&line) {
+            match parse_command::<G>(&line) {
                 Some(Command::Quit) => {
-                    writeln!(self.out, "Quit. Transcript so far: {}", transcript(&moves))?;
+                    writeln!(
+                        self.out,
+                        "Quit. Transcript so far: {}",
+                        G::transcript(&moves)
+                    )?;
                     return Ok(());
                 }
                 Some(Command::Hint) => {
                     writeln!(
                         self.out,
-                        "Legal moves: {}. Commands: a square (d3), pass (only when forced), \
-                         undo, hint, quit.",
-                        list(&legal)
+                        "Legal moves: {}. Commands: a move ({}){}, undo, hint, quit.",
+                        legal_text::<G>(&legal),
+                        G::example_move(),
+                        if G::list_moves_in_prompt() {
+                            ", pass (only when forced)"
+                        } else {
+                            ""
+                        }
                     )?;
                     show = false;
                 }
@@ -279,35 +265,41 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
                         show = false;
                     }
                 }
-                Some(Command::Play(Move::Pass)) if !pos.must_pass() => {
+                Some(Command::Play(mv)) if G::is_pass(mv) && !pos.must_pass() => {
                     writeln!(
                         self.out,
                         "You cannot pass: a pass is only allowed with no other move. Legal \
                          moves: {}.",
-                        list(&legal)
+                        legal_text::<G>(&legal)
                     )?;
                     show = false;
                 }
                 Some(Command::Play(mv)) => match pos.play(mv) {
                     Ok(next) => {
-                        if mv == Move::Pass {
+                        if G::is_pass(mv) {
                             writeln!(self.out, "{side} passes.")?;
                         }
                         self.record(&mut positions, &mut moves, mv, next);
                     }
                     Err(e) => {
-                        writeln!(self.out, "Illegal: {e}. Legal moves: {}.", list(&legal))?;
+                        writeln!(
+                            self.out,
+                            "Illegal: {e}. Legal moves: {}.",
+                            legal_text::<G>(&legal)
+                        )?;
                         show = false;
                     }
                 },
                 None => {
                     writeln!(
                         self.out,
-                        "Cannot read {:?}: type a square such as {}, or pass, undo, hint, quit. \
+                        "Cannot read {:?}: type a move such as {}, or undo, hint, quit. \
                          Legal moves: {}.",
                         line.trim(),
-                        legal.first().map_or("d3".to_string(), ToString::to_string),
-                        list(&legal)
+                        legal
+                            .first()
+                            .map_or(G::example_move().to_string(), ToString::to_string),
+                        legal_text::<G>(&legal)
                     )?;
                     show = false;
                 }
@@ -316,25 +308,19 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
     }
 
     /// Plays `mv` (leading to `next`) into the history and tells the agents.
-    fn record(
-        &mut self,
-        positions: &mut Vec<Othello<N>>,
-        moves: &mut Vec<Move>,
-        mv: Move,
-        next: Othello<N>,
-    ) {
-        positions.push(next);
-        moves.push(mv);
+    fn record(&mut self, positions: &mut Vec<G>, moves: &mut Vec<G::Move>, mv: G::Move, next: G) {
         for player in &mut self.players {
             if let Player::Agent { agent, .. } = player {
                 agent.observe(mv, &next);
             }
         }
+        positions.push(next);
+        moves.push(mv);
     }
 
     /// Takes back moves until a human is to move again, at an earlier position. Returns false
     /// when there is no such position.
-    fn undo(&mut self, positions: &mut Vec<Othello<N>>, moves: &mut Vec<Move>) -> bool {
+    fn undo(&mut self, positions: &mut Vec<G>, moves: &mut Vec<G::Move>) -> bool {
         let target = (0..positions.len() - 1)
             .rev()
             .find(|&i| self.is_human(positions[i].side_to_move()));
@@ -354,69 +340,10 @@ impl<const N: usize, R: BufRead, W: Write> Session<N, R, W> {
         }
     }
 
-    fn board(&mut self, pos: &Othello<N>) -> io::Result<()> {
-        let frame = Style::new().fg_color(Some(Paint::Ansi(AnsiColor::BrightBlack)));
-        let cell = Style::new().bg_color(Some(Paint::Ansi(AnsiColor::Green)));
-        let black = cell.fg_color(Some(Paint::Ansi(AnsiColor::Black))).bold();
-        let white = cell
-            .fg_color(Some(Paint::Ansi(AnsiColor::BrightWhite)))
-            .bold();
-        let hint = cell.fg_color(Some(Paint::Ansi(AnsiColor::BrightYellow)));
-        let paint = |style: Style, text: &str| -> String {
-            if self.color {
-                format!("{style}{text}{style:#}")
-            } else {
-                text.to_string()
-            }
-        };
-        let files: String = (0..N)
-            .map(|c| format!(" {}", (b'a' + c as u8) as char))
-            .collect();
-        let mut text = format!("\n   {}\n", paint(frame, &files));
-        let moves = pos.moves();
-        for r in 0..N {
-            text.push_str(&paint(frame, &format!("{:>2} ", r + 1)));
-            let mut row = String::new();
-            for c in 0..N {
-                let Some(sq) = Square::new(r, c) else {
-                    continue;
-                };
-                let glyph = if pos.discs(Color::Black) & sq.bit() != 0 {
-                    if self.color {
-                        paint(black, " ●")
-                    } else {
-                        " X".into()
-                    }
-                } else if pos.discs(Color::White) & sq.bit() != 0 {
-                    if self.color {
-                        paint(white, " ●")
-                    } else {
-                        " O".into()
-                    }
-                } else if moves & sq.bit() != 0 {
-                    if self.color {
-                        paint(hint, " ·")
-                    } else {
-                        " *".into()
-                    }
-                } else if self.color {
-                    paint(cell, "  ")
-                } else {
-                    " .".into()
-                };
-                row.push_str(&glyph);
-            }
-            text.push_str(&row);
-            if self.color {
-                text.push_str(&paint(cell, " "));
-            }
-            text.push_str(&paint(frame, &format!(" {}\n", r + 1)));
-        }
-        text.push_str(&format!("   {}\n", paint(frame, &files)));
-        let side = pos.side_to_move();
-        let (b, w) = (pos.count(Color::Black), pos.count(Color::White));
-        text.push_str(&format!("black (X) {b}  white (O) {w}"));
+    fn board(&mut self, pos: &G, last: Option<G::Move>) -> io::Result<()> {
+        let mut text = format!("\n{}\n{}", pos.render(last, self.color), pos.counts());
         if !pos.is_over() {
+            let side = pos.side_to_move();
             text.push_str(&format!(
                 "  {side} ({}) to move",
                 self.players[side.index()].name()
@@ -432,7 +359,7 @@ mod tests {
 
     #[test]
     fn undo_returns_to_the_humans_previous_turn() {
-        let registry = othello_registry::<8>();
+        let registry = othello::Othello8::registry();
         let agent = registry.build("greedy", 1).unwrap();
         let mut s = Session {
             players: [
@@ -446,7 +373,7 @@ mod tests {
             out: Vec::new(),
             color: false,
         };
-        let p0 = Othello::<8>::new();
+        let p0 = othello::Othello8::new();
         let p1 = p0.play("f5".parse().unwrap()).unwrap();
         let p2 = p1.play(p1.legal_moves()[0]).unwrap();
         let mut positions = vec![p0, p1, p2];

@@ -48,6 +48,7 @@ pub fn run(args: &SolveArgs) -> Result<()> {
         GameId::Othello4 => run_sized::<4>(args),
         GameId::Othello6 => run_sized::<6>(args),
         GameId::Othello8 => run_sized::<8>(args),
+        other => bail!("solve is for Othello games (othello4, othello6, othello8), not {other}"),
     }
 }
 

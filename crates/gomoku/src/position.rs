@@ -133,6 +133,18 @@ impl<V: Variant> Gomoku<V> {
             .then(|| Self::from_board_unchecked(board))
     }
 
+    /// The same position remembering `moves` (oldest first) as the moves that led to it; only
+    /// the last [`RECENT`] are kept, and points off the board are ignored.
+    #[must_use]
+    pub fn with_recent(mut self, moves: &[Point]) -> Self {
+        self.recent = [None; RECENT];
+        let on_board = moves.iter().rev().filter(|p| p.on_board(V::SIZE));
+        for (slot, &p) in self.recent.iter_mut().zip(on_board) {
+            *slot = Some(p);
+        }
+        self
+    }
+
     /// The board.
     #[must_use]
     pub fn board(&self) -> &Board {

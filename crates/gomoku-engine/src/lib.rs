@@ -1,0 +1,15 @@
+//! Gomoku-only agents: [`OmokAb`], a reproduction of a well-known student alpha-beta Omok AI to
+//! measure against, and the strong threat-search engine.
+#![deny(missing_docs)]
+
+pub mod engine;
+pub mod omok_ab;
+pub mod openings;
+pub mod patterns;
+mod state;
+mod vcf;
+mod window_eval;
+
+pub use engine::{EngineConfig, GomokuEngine};
+pub use omok_ab::{OmokAb, OmokAbConfig};
+pub use window_eval::WindowEvaluator;

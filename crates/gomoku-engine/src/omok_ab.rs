@@ -1,0 +1,479 @@
+//! `omok-ab`: a reproduction of a well-known student Omok AI — fixed-depth minimax with alpha-beta,
+//! moves near the last four played, and a score of the 5-cell windows through the last move only.
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use game::{Color, Game};
+use gomoku::{Board, Gomoku, Point, Variant, DIRECTIONS};
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use search::{Agent, AgentError, Budget, Decision, Spec, SpecError, WIN};
+
+/// The agent's name in spec strings.
+pub const NAME: &str = "omok-ab";
+
+/// The deepest search the agent accepts (spec `depth` and [`Budget::depth`] are kept to
+/// `1..=MAX_DEPTH`).
+pub const MAX_DEPTH: u32 = 6;
+
+/// Candidate moves lie within this Chebyshev distance of one of the last four moves (a 7x7
+/// square around each).
+pub const RADIUS: usize = 3;
+
+/// How many recent moves span the candidate squares.
+pub const RECENT_MOVES: usize = 4;
+
+/// Cells in one evaluation window.
+const WINDOW: i32 = 5;
+
+/// How often (in nodes) the search looks at the clock.
+const CLOCK_EVERY: u64 = 256;
+
+/// The largest weight or table entry accepted, so that no evaluation can overflow.
+const MAX_WEIGHT: f64 = 1e12;
+
+/// The parameters of `omok-ab` with their meaning, as the registry lists them. The registry adds
+/// `seed` itself, so it is not repeated here; [`OmokAbConfig::from_spec`] accepts it too.
+pub const KEYS: &[(&str, &str)] = &[
+    ("depth", "search depth in plies, 1 to 6 (default 2)"),
+    (
+        "attack",
+        "weight of windows holding only the AI's stones (default 1.3)",
+    ),
+    (
+        "defence",
+        "weight of windows holding only the opponent's stones (default 0.8)",
+    ),
+    ("defense", "the same as defence"),
+    (
+        "t1",
+        "score of a window with 1 stone of one side (default 8)",
+    ),
+    (
+        "t2",
+        "score of a window with 2 stones of one side (default 80)",
+    ),
+    (
+        "t3",
+        "score of a window with 3 stones of one side (default 800)",
+    ),
+    (
+        "t4",
+        "score of a window with 4 stones of one side (default 80000)",
+    ),
+    (
+        "t5",
+        "score of a window with 5 stones, a five (default 1000000)",
+    ),
+    ("time", "time limit per move, e.g. 500ms or 5s (default 5s)"),
+];
+
+const SEED_KEY: (&str, &str) = ("seed", "seed of the random first move");
+
+/// Settings of [`OmokAb`]: search depth, evaluation weights and table, time per move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OmokAbConfig {
+    /// Search depth in plies, `1..=`[`MAX_DEPTH`].
+    pub depth: u32,
+    /// Weight of a window that holds only the AI's stones.
+    pub attack: f64,
+    /// Weight of a window that holds only the opponent's stones.
+    pub defence: f64,
+    /// `table[k - 1]` scores a window with `k` stones of one side, `k = 1..=5`.
+    pub table: [f64; 5],
+    /// Time limit per move; when it runs out the best root move found so far is played.
+    pub time: Duration,
+}
+
+impl Default for OmokAbConfig {
+    fn default() -> Self {
+        OmokAbConfig {
+            depth: 2,
+            attack: 1.3,
+            defence: 0.8,
+            table: [8.0, 80.0, 800.0, 80_000.0, 1_000_000.0],
+            time: Duration::from_secs(5),
+        }
+    }
+}
+
+fn bad_value(spec: &Spec, key: &str, why: &str) -> SpecError {
+    SpecError::BadValue {
+        agent: spec.name.clone(),
+        key: key.to_string(),
+        value: spec.text(key).unwrap_or_default().to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// A weight or table entry: a finite number from 0 to [`MAX_WEIGHT`], or `default` when absent.
+fn weight(spec: &Spec, key: &str, default: f64) -> Result<f64, SpecError> {
+    match spec.get::<f64>(key)? {
+        None => Ok(default),
+        Some(w) if w.is_finite() && (0.0..=MAX_WEIGHT).contains(&w) => Ok(w),
+        Some(_) => Err(bad_value(spec, key, "expected a number from 0 to 1e12")),
+    }
+}
+
+impl OmokAbConfig {
+    /// The settings of a parsed spec (`omok-ab:depth=3,attack=1.5,time=2s`); absent keys keep
+    /// their defaults. `seed` is accepted and left to the caller (see [`OmokAb::from_spec`]).
+    ///
+    /// # Errors
+    /// [`SpecError::UnknownKey`] for a key not in [`KEYS`] (or `seed`); [`SpecError::BadValue`]
+    /// for a depth outside `1..=6`, a weight or table entry that is not a number from 0 to 1e12,
+    /// a time that is not a positive duration, or both `defence` and `defense`.
+    pub fn from_spec(spec: &Spec) -> Result<Self, SpecError> {
+        let mut valid = KEYS.to_vec();
+        valid.push(SEED_KEY);
+        spec.check_keys(&valid)?;
+        let d = OmokAbConfig::default();
+        let depth = match spec.get::<u32>("depth")? {
+            None => d.depth,
+            Some(depth) if (1..=MAX_DEPTH).contains(&depth) => depth,
+            Some(_) => {
+                return Err(bad_value(
+                    spec,
+                    "depth",
+                    "expected a whole number from 1 to 6",
+                ))
+            }
+        };
+        let defence = match (spec.text("defence"), spec.text("defense")) {
+            (Some(_), Some(_)) => {
+                return Err(bad_value(
+                    spec,
+                    "defense",
+                    "give either defence or defense, not both",
+                ))
+            }
+            (None, Some(_)) => weight(spec, "defense", d.defence)?,
+            _ => weight(spec, "defence", d.defence)?,
+        };
+        let mut table = d.table;
+        for (k, entry) in table.iter_mut().enumerate() {
+            *entry = weight(spec, &format!("t{}", k + 1), *entry)?;
+        }
+        let time = match spec.duration("time")? {
+            None => d.time,
+            Some(t) if !t.is_zero() => t,
+            Some(_) => return Err(bad_value(spec, "time", "expected a positive duration")),
+        };
+        Ok(OmokAbConfig {
+            depth,
+            attack: weight(spec, "attack", d.attack)?,
+            defence,
+            table,
+            time,
+        })
+    }
+
+    /// The spec string of these settings: `omok-ab:depth=N` followed by every other setting that
+    /// differs from its default. [`from_spec`](Self::from_spec) reads it back.
+    #[must_use]
+    pub fn to_spec(&self) -> String {
+        let d = OmokAbConfig::default();
+        let mut s = format!("{NAME}:depth={}", self.depth);
+        if self.attack != d.attack {
+            let _ = write!(s, ",attack={}", self.attack);
+        }
+        if self.defence != d.defence {
+            let _ = write!(s, ",defence={}", self.defence);
+        }
+        for (k, (&t, &default)) in self.table.iter().zip(&d.table).enumerate() {
+            if t != default {
+                let _ = write!(s, ",t{}={t}", k + 1);
+            }
+        }
+        if self.time != d.time {
+            if self.time.subsec_nanos() % 1_000_000 == 0 {
+                let _ = write!(s, ",time={}ms", self.time.as_millis());
+            } else {
+                let _ = write!(s, ",time={}s", self.time.as_secs_f64());
+            }
+        }
+        s
+    }
+
+    /// The score of the position on `board` from `ai`'s point of view, looking only at the 5-cell
+    /// windows that contain `last` (the move that led to it): up to five per direction, in each
+    /// of the four directions, skipping windows that leave the board. A window holding `k >= 1`
+    /// stones of `ai` and none of the opponent adds `table[k - 1] * attack`; one holding `k >= 1`
+    /// opponent stones and none of `ai`'s subtracts `table[k - 1] * defence`; mixed and empty
+    /// windows count nothing.
+    #[must_use]
+    pub fn evaluate_last_move(&self, board: &Board, last: Point, ai: Color) -> f64 {
+        let n = board.size() as i32;
+        let on_board = |r: i32, c: i32| (0..n).contains(&r) && (0..n).contains(&c);
+        let (row, col) = (last.row() as i32, last.col() as i32);
+        // Windows counted by side and stone count, then weighed once: the score does not depend
+        // on the order the windows are visited in, so equal shapes tie exactly.
+        let (mut own_windows, mut their_windows) = ([0u32; 5], [0u32; 5]);
+        for (dr, dc) in DIRECTIONS {
+            for back in 0..WINDOW {
+                let (r0, c0) = (row - back * dr, col - back * dc);
+                // A straight window lies on the board exactly when both its ends do.
+                if !on_board(r0, c0) || !on_board(r0 + (WINDOW - 1) * dr, c0 + (WINDOW - 1) * dc) {
+                    continue;
+                }
+                let (mut own, mut theirs) = (0usize, 0usize);
+                for i in 0..WINDOW {
+                    let cell = Point::new((r0 + i * dr) as usize, (c0 + i * dc) as usize);
+                    match cell.and_then(|p| board.stone(p)) {
+                        Some(c) if c == ai => own += 1,
+                        Some(_) => theirs += 1,
+                        None => {}
+                    }
+                }
+                match (own, theirs) {
+                    (0, 0) => {}
+                    (k, 0) => own_windows[k - 1] += 1,
+                    (0, k) => their_windows[k - 1] += 1,
+                    _ => {}
+                }
+            }
+        }
+        let weigh = |windows: [u32; 5]| -> f64 {
+            windows
+                .iter()
+                .zip(&self.table)
+                .map(|(&count, &value)| f64::from(count) * value)
+                .sum()
+        };
+        weigh(own_windows) * self.attack - weigh(their_windows) * self.defence
+    }
+}
+
+/// The moves the agent considers in `pos`: the empty legal points within [`RADIUS`] (Chebyshev)
+/// of any of the last [`RECENT_MOVES`] moves, by index; all legal moves when that leaves none
+/// (no recent moves known, as for a position parsed from a string). Empty when the game is over.
+#[must_use]
+pub fn candidate_moves<V: Variant>(pos: &Gomoku<V>) -> Vec<Point> {
+    let board = pos.board();
+    if board.is_over() {
+        return Vec::new();
+    }
+    let n = board.size();
+    let mut points = Vec::new();
+    for m in pos.recent_moves().take(RECENT_MOVES) {
+        let rows = m.row().saturating_sub(RADIUS)..=(m.row() + RADIUS).min(n - 1);
+        for r in rows {
+            let cols = m.col().saturating_sub(RADIUS)..=(m.col() + RADIUS).min(n - 1);
+            points.extend(cols.filter_map(|c| Point::new(r, c)));
+        }
+    }
+    points.sort_unstable_by_key(|p| p.index(n));
+    points.dedup();
+    points.retain(|&p| board.check(p).is_ok());
+    if points.is_empty() {
+        board.legal_moves()
+    } else {
+        points
+    }
+}
+
+/// The `omok-ab` agent: minimax with alpha-beta to a fixed depth from the point of view of the
+/// side to move, over [`candidate_moves`], scoring leaves (and finished games) with
+/// [`OmokAbConfig::evaluate_last_move`]. On an empty board it plays a random point. Ties go to
+/// the first move by index. Scores are reported rounded and kept inside `(-WIN, WIN)`, since
+/// the original's numbers are heuristic, never proofs.
+pub struct OmokAb {
+    config: OmokAbConfig,
+    rng: ChaCha8Rng,
+    nodes: u64,
+    deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    aborted: bool,
+    /// The side to move at the root, whose point of view the search takes.
+    ai: Color,
+}
+
+impl OmokAb {
+    /// An agent with these settings and a seeded generator (for the first move on an empty
+    /// board and for a move when time runs out before any root move is searched).
+    #[must_use]
+    pub fn new(config: OmokAbConfig, seed: u64) -> Self {
+        OmokAb {
+            config,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            nodes: 0,
+            deadline: None,
+            node_limit: None,
+            aborted: false,
+            ai: Color::Black,
+        }
+    }
+
+    /// An agent from a parsed spec, seeded with the spec's `seed` when it has one, else `seed`.
+    ///
+    /// # Errors
+    /// As [`OmokAbConfig::from_spec`], and a `seed` that is not a whole number.
+    pub fn from_spec(spec: &Spec, seed: u64) -> Result<Self, SpecError> {
+        let config = OmokAbConfig::from_spec(spec)?;
+        let seed = spec.get::<u64>("seed")?.unwrap_or(seed);
+        Ok(OmokAb::new(config, seed))
+    }
+
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &OmokAbConfig {
+        &self.config
+    }
+
+    fn out_of_budget(&self) -> bool {
+        self.node_limit.is_some_and(|n| self.nodes >= n)
+            || (self.nodes % CLOCK_EVERY == 0 && self.past_deadline())
+    }
+
+    fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Minimax with alpha-beta (fail-soft) below the root: the score for `self.ai` of `pos`,
+    /// reached by `last`; `pv` receives the best line from `pos`. Returns 0 once the budget is
+    /// spent (the caller checks `aborted`).
+    fn search<V: Variant>(
+        &mut self,
+        pos: &Gomoku<V>,
+        last: Point,
+        depth: u32,
+        mut alpha: f64,
+        mut beta: f64,
+        pv: &mut Vec<Point>,
+    ) -> f64 {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0.0;
+        }
+        let moves = if depth == 0 {
+            Vec::new()
+        } else {
+            candidate_moves(pos)
+        };
+        if moves.is_empty() {
+            return self.config.evaluate_last_move(pos.board(), last, self.ai);
+        }
+        let maximize = pos.side_to_move() == self.ai;
+        let mut best = if maximize {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
+        let mut line = Vec::new();
+        for mv in moves {
+            line.clear();
+            let score = self.search(
+                &pos.play_unchecked(mv),
+                mv,
+                depth - 1,
+                alpha,
+                beta,
+                &mut line,
+            );
+            if self.aborted {
+                return 0.0;
+            }
+            let better = if maximize { score > best } else { score < best };
+            if better {
+                best = score;
+                pv.clear();
+                pv.push(mv);
+                pv.extend_from_slice(&line);
+            }
+            if maximize {
+                alpha = alpha.max(score);
+            } else {
+                beta = beta.min(score);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        best
+    }
+
+    fn random_move(&mut self, moves: &[Point]) -> Point {
+        moves[self.rng.random_range(0..moves.len())]
+    }
+}
+
+/// A score in whole units, inside `(-WIN, WIN)`.
+fn report(score: f64) -> i32 {
+    let bound = f64::from(WIN - 1);
+    score.round().clamp(-bound, bound) as i32
+}
+
+impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
+    fn name(&self) -> String {
+        self.config.to_spec()
+    }
+
+    fn select(&mut self, pos: &Gomoku<V>, budget: &Budget) -> Result<Decision<Point>, AgentError> {
+        let legal = pos.legal_moves();
+        if legal.is_empty() {
+            return Err(AgentError::GameOver);
+        }
+        if pos.board().stone_count() == 0 {
+            return Ok(Decision::just(self.random_move(&legal)));
+        }
+        let depth = budget
+            .depth
+            .unwrap_or(self.config.depth)
+            .clamp(1, MAX_DEPTH);
+        let time = budget
+            .time
+            .map_or(self.config.time, |t| t.min(self.config.time));
+        self.deadline = Instant::now().checked_add(time);
+        self.node_limit = budget.nodes;
+        self.nodes = 0;
+        self.aborted = false;
+
+        self.ai = pos.side_to_move();
+        let mut best: Option<(f64, Point, Vec<Point>)> = None;
+        let mut alpha = f64::NEG_INFINITY;
+        let mut line = Vec::new();
+        for mv in candidate_moves(pos) {
+            if self.past_deadline() {
+                self.aborted = true;
+                break;
+            }
+            line.clear();
+            let score = self.search(
+                &pos.play_unchecked(mv),
+                mv,
+                depth - 1,
+                alpha,
+                f64::INFINITY,
+                &mut line,
+            );
+            if self.aborted {
+                break;
+            }
+            if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+                let mut pv = Vec::with_capacity(line.len() + 1);
+                pv.push(mv);
+                pv.extend_from_slice(&line);
+                best = Some((score, mv, pv));
+            }
+            alpha = alpha.max(score);
+        }
+        let decision = match best {
+            Some((score, mv, pv)) => Decision {
+                mv,
+                score: Some(report(score)),
+                pv,
+                depth: (!self.aborted).then_some(depth),
+                nodes: self.nodes,
+            },
+            None => Decision {
+                nodes: self.nodes,
+                ..Decision::just(self.random_move(&legal))
+            },
+        };
+        Ok(decision)
+    }
+}

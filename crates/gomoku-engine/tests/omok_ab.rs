@@ -1,0 +1,632 @@
+//! `omok-ab` on real positions: tactics, the evaluation against hand counts, the candidate
+//! squares, seeding, the time limit, spec strings, and alpha-beta against plain minimax.
+
+use std::time::{Duration, Instant};
+
+use game::{Color, Game};
+use gomoku::{presets, Gomoku, Omok, Point, Renju15, Variant};
+use gomoku_engine::omok_ab::{candidate_moves, KEYS, MAX_DEPTH, NAME};
+use gomoku_engine::{OmokAb, OmokAbConfig};
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use search::{Agent, AgentError, Budget, Registry, Spec, SpecError, WIN};
+
+type Gomoku7 = Gomoku<presets::Freestyle7>;
+
+fn pt(row: usize, col: usize) -> Point {
+    Point::new(row, col).expect("on the board")
+}
+
+/// The position after these moves (black first), each checked.
+fn play<V: Variant>(moves: &[(usize, usize)]) -> Gomoku<V> {
+    moves.iter().fold(Gomoku::<V>::start(), |pos, &(r, c)| {
+        pos.play(pt(r, c)).expect("a legal move")
+    })
+}
+
+fn spec(text: &str) -> Spec {
+    text.parse().expect("a spec string")
+}
+
+fn config(text: &str) -> OmokAbConfig {
+    OmokAbConfig::from_spec(&spec(text)).expect("a valid spec")
+}
+
+fn agent(text: &str, seed: u64) -> OmokAb {
+    OmokAb::new(config(text), seed)
+}
+
+// ----- tactics -----
+
+#[test]
+fn takes_the_five_of_an_open_four() {
+    // Black: row 9, columns 5..=8, both ends open; white scattered far away.
+    let pos: Omok = play(&[
+        (9, 5),
+        (0, 0),
+        (9, 6),
+        (0, 2),
+        (9, 7),
+        (0, 4),
+        (9, 8),
+        (2, 0),
+    ]);
+    for depth in 1..=2 {
+        let mut ab = agent(&format!("omok-ab:depth={depth}"), 1);
+        let d = ab.select(&pos, &Budget::default()).unwrap();
+        assert!(
+            [pt(9, 4), pt(9, 9)].contains(&d.mv),
+            "depth {depth}: {}",
+            d.mv
+        );
+        let after = pos.play(d.mv).unwrap();
+        assert_eq!(after.outcome().and_then(|o| o.winner()), Some(Color::Black));
+        assert_eq!(d.depth, Some(depth));
+        assert_eq!(d.pv.first(), Some(&d.mv));
+        // A five is worth more than anything a depth-2 line can lose; reported inside WIN.
+        assert_eq!(d.score, Some(WIN - 1));
+    }
+}
+
+#[test]
+fn blocks_the_opponents_four() {
+    // White: row 5, columns 5..=8, closed at column 4 by black; black to move must play the
+    // other end, (5, 9).
+    let pos: Omok = play(&[
+        (9, 9),
+        (5, 5),
+        (5, 4),
+        (5, 6),
+        (12, 12),
+        (5, 7),
+        (3, 15),
+        (5, 8),
+    ]);
+    assert_eq!(pos.side_to_move(), Color::Black);
+    let mut ab = agent("omok-ab:depth=2", 3);
+    let d = ab.select(&pos, &Budget::default()).unwrap();
+    assert_eq!(d.mv, pt(5, 9));
+    assert_eq!(d.depth, Some(2));
+    assert_eq!(
+        d.pv.len(),
+        2,
+        "the line is the block and white's best reply"
+    );
+    // White to move, same shape for black: white blocks too.
+    let pos: Omok = play(&[
+        (9, 9),
+        (5, 4),
+        (9, 10),
+        (0, 18),
+        (9, 11),
+        (18, 0),
+        (9, 12),
+        (9, 8),
+        (4, 4),
+    ]);
+    assert_eq!(pos.side_to_move(), Color::White);
+    let d = ab.select(&pos, &Budget::default()).unwrap();
+    assert_eq!(d.mv, pt(9, 13));
+}
+
+// ----- the evaluation, by hand -----
+
+#[test]
+fn evaluation_matches_hand_counts() {
+    let cfg = OmokAbConfig::default();
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+
+    // Black (9,9), white far away at (0,18), black (9,10) last. Windows through (9,10):
+    // horizontal starts at columns 6..=9 hold both black stones (4 x 80), the one at 10 holds
+    // one (8); vertical and both diagonals: 5 windows of 1 stone each (3 x 40).
+    let pos: Omok = play(&[(9, 9), (0, 18), (9, 10)]);
+    let last = pt(9, 10);
+    let own = 4.0 * 80.0 + 8.0 + 3.0 * 5.0 * 8.0;
+    assert!(close(own, 448.0));
+    assert!(close(
+        cfg.evaluate_last_move(pos.board(), last, Color::Black),
+        448.0 * 1.3
+    ));
+    // From white's side the same windows are the opponent's.
+    assert!(close(
+        cfg.evaluate_last_move(pos.board(), last, Color::White),
+        -448.0 * 0.8
+    ));
+
+    // A white stone at (9,11) spoils the four horizontal windows that reach it: only the
+    // window at columns 6..=10 still counts (80).
+    let pos: Omok = play(&[(9, 9), (9, 11), (9, 10)]);
+    assert!(close(
+        cfg.evaluate_last_move(pos.board(), pt(9, 10), Color::Black),
+        (80.0 + 120.0) * 1.3
+    ));
+
+    // A corner stone: one window across, one up, one diagonal, none along the anti-diagonal.
+    let pos: Omok = play(&[(0, 0)]);
+    assert!(close(
+        cfg.evaluate_last_move(pos.board(), pt(0, 0), Color::Black),
+        3.0 * 8.0 * 1.3
+    ));
+
+    // A finished five, black's last stone at (9,9): across, windows starting at columns
+    // 5..=9 hold 5, 4, 3, 2, 1 black stones; the other three directions 5 x 8 each.
+    let pos: Omok = play(&[
+        (9, 5),
+        (0, 0),
+        (9, 6),
+        (0, 2),
+        (9, 7),
+        (0, 4),
+        (9, 8),
+        (2, 0),
+        (9, 9),
+    ]);
+    assert!(pos.is_over());
+    let five = 1_000_000.0 + 80_000.0 + 800.0 + 80.0 + 8.0 + 3.0 * 40.0;
+    assert!(close(
+        cfg.evaluate_last_move(pos.board(), pt(9, 9), Color::Black),
+        five * 1.3
+    ));
+    assert!(close(
+        cfg.evaluate_last_move(pos.board(), pt(9, 9), Color::White),
+        -five * 0.8
+    ));
+
+    // The table and weights come from the spec.
+    let custom = config("omok-ab:attack=2,defense=3,t1=1,t2=10");
+    let pos: Omok = play(&[(9, 9), (0, 18), (9, 10)]);
+    assert!(close(
+        custom.evaluate_last_move(pos.board(), pt(9, 10), Color::Black),
+        (4.0 * 10.0 + 1.0 + 15.0) * 2.0
+    ));
+    assert!(close(
+        custom.evaluate_last_move(pos.board(), pt(9, 10), Color::White),
+        -(4.0 * 10.0 + 1.0 + 15.0) * 3.0
+    ));
+}
+
+#[test]
+fn depth_one_score_is_the_best_single_move() {
+    // Depth 1: the score of a move is the evaluation of its own windows. Black (9,9) alone,
+    // white (0,18): a black move next to (9,9) in a line makes four 2-windows there; any such
+    // move scores 4 x 80 + 8 + 3 x 40 = 448 (x 1.3), a move two apart (1 window fewer of 2
+    // and one more of 1) less. The reported score is that, rounded.
+    let pos: Omok = play(&[(9, 9), (0, 18)]);
+    let mut ab = agent("omok-ab:depth=1", 0);
+    let d = ab.select(&pos, &Budget::default()).unwrap();
+    assert_eq!(d.score, Some((448.0f64 * 1.3).round() as i32));
+    assert_eq!(d.depth, Some(1));
+    let cfg = OmokAbConfig::default();
+    let after = pos.play(d.mv).unwrap();
+    assert_eq!(
+        d.score,
+        Some(
+            cfg.evaluate_last_move(after.board(), d.mv, Color::Black)
+                .round() as i32
+        )
+    );
+    // Ties go to the first move by index: (8,8), the lowest point next to (9,9).
+    assert_eq!(d.mv, pt(8, 8));
+}
+
+// ----- candidates -----
+
+fn chebyshev(a: Point, b: Point) -> usize {
+    a.row().abs_diff(b.row()).max(a.col().abs_diff(b.col()))
+}
+
+fn check_candidates<V: Variant>(pos: &Gomoku<V>) {
+    let recent: Vec<Point> = pos.recent_moves().collect();
+    let cands = candidate_moves(pos);
+    let mut sorted = cands.clone();
+    sorted.sort_by_key(|p| p.index(V::SIZE));
+    sorted.dedup();
+    assert_eq!(cands, sorted, "sorted by index, no repeats");
+    let n = V::SIZE;
+    let expected: Vec<Point> = (0..n * n)
+        .filter_map(|i| Point::from_index(i, n))
+        .filter(|&p| pos.is_legal(p) && recent.iter().any(|&m| chebyshev(p, m) <= 3))
+        .collect();
+    assert_eq!(
+        cands, expected,
+        "exactly the legal points of the 7x7 squares"
+    );
+}
+
+#[test]
+fn candidates_are_the_squares_around_the_last_four_moves() {
+    // Six moves: the first two (corners) are older than the last four.
+    let pos: Omok = play(&[(0, 0), (18, 18), (9, 9), (9, 10), (10, 10), (3, 15)]);
+    assert_eq!(pos.recent_moves().count(), 4);
+    check_candidates(&pos);
+    let cands = candidate_moves(&pos);
+    assert!(!cands.contains(&pt(1, 1)), "too old a move");
+    assert!(!cands.contains(&pt(17, 17)), "too old a move");
+    assert!(cands.contains(&pt(6, 6)) && cands.contains(&pt(0, 18)));
+    assert!(!cands.contains(&pt(9, 9)), "occupied");
+
+    // Random positions on several boards.
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    for _ in 0..20 {
+        check_candidates(&random_position::<presets::Freestyle19>(&mut rng, 3..15));
+        check_candidates(&random_position::<presets::Freestyle7>(&mut rng, 2..12));
+        check_candidates(&random_position::<presets::Renju15>(&mut rng, 3..15));
+    }
+
+    // No recent moves (a parsed position): every legal move.
+    let parsed: Omok = pos.to_string().parse().unwrap();
+    assert_eq!(parsed.recent_moves().count(), 0);
+    assert_eq!(candidate_moves(&parsed), parsed.legal_moves());
+
+    // A finished game: none.
+    let won: Gomoku7 = play(&[
+        (0, 0),
+        (1, 0),
+        (0, 1),
+        (1, 1),
+        (0, 2),
+        (1, 2),
+        (0, 3),
+        (1, 3),
+        (0, 4),
+    ]);
+    assert!(won.is_over());
+    assert!(candidate_moves(&won).is_empty());
+}
+
+#[test]
+fn renju_fouls_are_never_candidates() {
+    // Black threes through (7,7) both ways: (7,7) is a double three, forbidden for black.
+    let pos: Renju15 = play(&[
+        (7, 5),
+        (0, 0),
+        (7, 6),
+        (0, 14),
+        (5, 7),
+        (14, 0),
+        (6, 7),
+        (14, 14),
+    ]);
+    assert_eq!(pos.side_to_move(), Color::Black);
+    assert!(pos.board().foul(pt(7, 7)).is_some());
+    // Recent moves are the corners and two of black's stones; move near the shape instead.
+    let pos = pos.with_recent(&[pt(7, 5), pt(7, 6), pt(5, 7), pt(6, 7)]);
+    let cands = candidate_moves(&pos);
+    assert!(!cands.contains(&pt(7, 7)));
+    assert!(cands.iter().all(|&p| pos.is_legal(p)));
+    let d = agent("omok-ab", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert!(pos.is_legal(d.mv));
+    assert_ne!(d.mv, pt(7, 7));
+}
+
+#[test]
+fn the_agent_plays_inside_the_squares() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut ab = agent("omok-ab:depth=1", 5);
+    for _ in 0..10 {
+        let pos = random_position::<presets::Freestyle19>(&mut rng, 2..10);
+        let d = ab.select(&pos, &Budget::default()).unwrap();
+        assert!(candidate_moves(&pos).contains(&d.mv));
+        assert!(pos.recent_moves().any(|m| chebyshev(m, d.mv) <= 3));
+    }
+}
+
+// ----- seeding, empty board, game over, time -----
+
+fn self_play<V: Variant>(seed: u64, plies: usize) -> Vec<Point> {
+    let mut ab = agent("omok-ab:depth=2", seed);
+    let mut pos = Gomoku::<V>::start();
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let Ok(d) = ab.select(&pos, &Budget::default()) else {
+            break;
+        };
+        pos = pos.play(d.mv).expect("the agent plays legal moves");
+        moves.push(d.mv);
+    }
+    moves
+}
+
+#[test]
+fn same_seed_same_game() {
+    let a = self_play::<presets::Freestyle19>(7, 8);
+    let b = self_play::<presets::Freestyle19>(7, 8);
+    assert_eq!(a.len(), 8);
+    assert_eq!(a, b);
+    // The first move on the empty board is the seeded random one.
+    let firsts: Vec<Point> = (0..6)
+        .map(|s| self_play::<presets::Freestyle19>(s, 1)[0])
+        .collect();
+    assert!(firsts.iter().any(|&p| p != firsts[0]), "{firsts:?}");
+    // new_game keeps the generator going: it is not reseeded.
+    let mut ab = agent("omok-ab", 3);
+    let empty = Omok::start();
+    let first = ab.select(&empty, &Budget::default()).unwrap();
+    assert_eq!(first.score, None);
+    assert!(empty.is_legal(first.mv));
+    Agent::<Omok>::new_game(&mut ab);
+    let _ = ab.select(&empty, &Budget::default()).unwrap();
+}
+
+#[test]
+fn a_finished_game_is_an_error() {
+    let won: Gomoku7 = play(&[
+        (0, 0),
+        (1, 0),
+        (0, 1),
+        (1, 1),
+        (0, 2),
+        (1, 2),
+        (0, 3),
+        (1, 3),
+        (0, 4),
+    ]);
+    let mut ab = agent("omok-ab", 0);
+    assert_eq!(
+        ab.select(&won, &Budget::default()),
+        Err(AgentError::GameOver)
+    );
+}
+
+#[test]
+fn a_tiny_time_limit_still_gives_a_legal_move() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let pos = random_position::<presets::Freestyle19>(&mut rng, 12..13);
+    let mut deep = agent("omok-ab:depth=6,time=1ms", 1);
+    let start = Instant::now();
+    let d = deep.select(&pos, &Budget::default()).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(pos.is_legal(d.mv));
+    assert_eq!(d.depth, None, "a 6-ply search cannot finish in 1 ms");
+    // The budget's time limits a spec with a long one.
+    let mut slow = agent("omok-ab:depth=6,time=60s", 1);
+    let start = Instant::now();
+    let d = slow
+        .select(&pos, &Budget::time(Duration::from_millis(1)))
+        .unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(pos.is_legal(d.mv));
+    // A node budget too small for one root move: a random legal move.
+    let d = slow.select(&pos, &Budget::nodes(1)).unwrap();
+    assert!(pos.is_legal(d.mv));
+    assert_eq!(d.score, None);
+    // The budget's depth overrides the spec's, kept to 1..=6.
+    let d = slow.select(&pos, &Budget::depth(1)).unwrap();
+    assert_eq!(d.depth, Some(1));
+}
+
+// ----- spec strings -----
+
+#[test]
+fn spec_defaults_and_every_key() {
+    let d = config("omok-ab");
+    assert_eq!(d, OmokAbConfig::default());
+    assert_eq!(d.depth, 2);
+    assert_eq!(d.attack, 1.3);
+    assert_eq!(d.defence, 0.8);
+    assert_eq!(d.table, [8.0, 80.0, 800.0, 80_000.0, 1_000_000.0]);
+    assert_eq!(d.time, Duration::from_secs(5));
+    assert_eq!(Agent::<Omok>::name(&agent("omok-ab", 0)), "omok-ab:depth=2");
+
+    let c =
+        config("omok-ab:depth=3,attack=1.5,defence=0.5,t1=1,t2=2,t3=3,t4=4,t5=5,time=250ms,seed=9");
+    assert_eq!(
+        c,
+        OmokAbConfig {
+            depth: 3,
+            attack: 1.5,
+            defence: 0.5,
+            table: [1.0, 2.0, 3.0, 4.0, 5.0],
+            time: Duration::from_millis(250),
+        }
+    );
+    assert_eq!(config("omok-ab:defense=0.25").defence, 0.25);
+    assert_eq!(config("omok-ab:depth=6").depth, MAX_DEPTH);
+    // The name is a spec that reads back as the same settings.
+    let name = Agent::<Omok>::name(&OmokAb::new(c.clone(), 0));
+    assert!(name.starts_with("omok-ab:depth=3"), "{name}");
+    assert_eq!(config(&name), c);
+    // Every listed key is read.
+    for (key, about) in KEYS {
+        assert!(!about.is_empty());
+        let value = if *key == "time" { "1s" } else { "1" };
+        assert!(OmokAbConfig::from_spec(&spec(&format!("omok-ab:{key}={value}"))).is_ok());
+    }
+    assert_eq!(NAME, "omok-ab");
+}
+
+#[test]
+fn bad_spec_values_are_errors() {
+    for text in [
+        "omok-ab:depth=0",
+        "omok-ab:depth=7",
+        "omok-ab:depth=two",
+        "omok-ab:attack=-1",
+        "omok-ab:attack=nan",
+        "omok-ab:defence=inf",
+        "omok-ab:defense=x",
+        "omok-ab:defence=1,defense=1",
+        "omok-ab:t1=-8",
+        "omok-ab:t5=1e13",
+        "omok-ab:time=0",
+        "omok-ab:time=soon",
+        "omok-ab:seed=-1",
+    ] {
+        let err = OmokAb::from_spec(&spec(text), 0).err();
+        assert!(
+            matches!(err, Some(SpecError::BadValue { .. })),
+            "{text}: {err:?}"
+        );
+    }
+    let err = OmokAbConfig::from_spec(&spec("omok-ab:deep=3")).unwrap_err();
+    assert!(matches!(err, SpecError::UnknownKey { .. }), "{err:?}");
+    assert!(err.to_string().contains("defence"));
+}
+
+#[test]
+fn registers_with_its_keys() {
+    let mut registry = Registry::<Omok>::default();
+    registry.register(
+        NAME,
+        "a student Omok alpha-beta AI",
+        KEYS,
+        Box::new(|spec, seed| Ok(Box::new(OmokAb::new(OmokAbConfig::from_spec(spec)?, seed)))),
+    );
+    let pos: Omok = play(&[(9, 9)]);
+    let mut a = registry.build("omok-ab:depth=1,seed=4", 0).unwrap();
+    let d = a.select(&pos, &Budget::default()).unwrap();
+    assert!(pos.is_legal(d.mv));
+    assert!(registry.build("omok-ab:dept=1", 0).is_err());
+    assert!(registry.build("omok-ab:depth=9", 0).is_err());
+}
+
+// ----- alpha-beta against plain minimax -----
+
+/// A random position of `plies` moves, each near the previous ones (as in real games).
+fn random_position<V: Variant>(rng: &mut ChaCha8Rng, plies: std::ops::Range<usize>) -> Gomoku<V> {
+    let target = rng.random_range(plies);
+    let mut pos = Gomoku::<V>::start();
+    let centre = pt(V::SIZE / 2, V::SIZE / 2);
+    while pos.board().stone_count() < target {
+        let moves = if pos.board().stone_count() == 0 {
+            vec![centre]
+        } else {
+            candidate_moves(&pos)
+        };
+        let next = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        if next.is_over() {
+            break;
+        }
+        pos = next;
+    }
+    pos
+}
+
+/// The slow twin: minimax without pruning, from `ai`'s point of view, over the same candidates
+/// and evaluation; `nodes` counts the positions visited.
+fn minimax<V: Variant>(
+    pos: &Gomoku<V>,
+    depth: u32,
+    ai: Color,
+    cfg: &OmokAbConfig,
+    nodes: &mut u64,
+) -> f64 {
+    *nodes += 1;
+    let last = pos
+        .last_move()
+        .expect("inside the search every node has a last move");
+    if depth == 0 || pos.is_over() {
+        return cfg.evaluate_last_move(pos.board(), last, ai);
+    }
+    let scores: Vec<f64> = candidate_moves(pos)
+        .into_iter()
+        .map(|m| minimax(&pos.play_unchecked(m), depth - 1, ai, cfg, nodes))
+        .collect();
+    if pos.side_to_move() == ai {
+        scores.into_iter().fold(f64::NEG_INFINITY, f64::max)
+    } else {
+        scores.into_iter().fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// The root of the twin: the first move with the highest score, that score and the node count.
+fn minimax_root<V: Variant>(pos: &Gomoku<V>, depth: u32, cfg: &OmokAbConfig) -> (Point, f64, u64) {
+    let ai = pos.side_to_move();
+    let mut nodes = 0;
+    let mut best: Option<(Point, f64)> = None;
+    for m in candidate_moves(pos) {
+        let s = minimax(&pos.play_unchecked(m), depth - 1, ai, cfg, &mut nodes);
+        if best.is_none_or(|(_, b)| s > b) {
+            best = Some((m, s));
+        }
+    }
+    let (mv, score) = best.expect("a position with moves");
+    (mv, score, nodes)
+}
+
+/// Compares the agent with the twin on one random position; returns both node counts.
+fn check_against_minimax<V: Variant>(
+    rng: &mut ChaCha8Rng,
+    spec_text: &str,
+    plies: std::ops::Range<usize>,
+) -> (u64, u64) {
+    let pos = random_position::<V>(rng, plies);
+    let cfg = config(spec_text);
+    let depth = cfg.depth;
+    let (mv, score, plain_nodes) = minimax_root(&pos, depth, &cfg);
+    let d = OmokAb::new(cfg.clone(), 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    let reported = |s: f64| Some(s.round().clamp(-999_999.0, 999_999.0) as i32);
+    assert_eq!(d.depth, Some(depth));
+    assert_eq!(
+        (d.mv, d.score),
+        (mv, reported(score)),
+        "{spec_text} {pos:?}"
+    );
+    // The line stops early only where a five ends the game, and its last position is the leaf
+    // whose evaluation is the score.
+    assert!((1..=depth as usize).contains(&d.pv.len()), "{pos:?}");
+    let end =
+        d.pv.iter()
+            .try_fold(pos.clone(), |p, &m| p.play(m))
+            .expect("a legal line");
+    assert!(d.pv.len() == depth as usize || end.is_over(), "{pos:?}");
+    let leaf = cfg.evaluate_last_move(end.board(), *d.pv.last().unwrap(), pos.side_to_move());
+    assert_eq!(reported(leaf), d.score, "{pos:?}");
+    (d.nodes, plain_nodes)
+}
+
+#[test]
+fn alphabeta_equals_plain_minimax() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2024);
+    let (mut pruned, mut plain) = (0, 0);
+    let mut add = |(a, b): (u64, u64)| {
+        pruned += a;
+        plain += b;
+    };
+    for _ in 0..6 {
+        add(check_against_minimax::<presets::Freestyle19>(
+            &mut rng,
+            "omok-ab:depth=2",
+            4..14,
+        ));
+        add(check_against_minimax::<presets::Freestyle15>(
+            &mut rng,
+            "omok-ab:depth=2",
+            4..20,
+        ));
+        add(check_against_minimax::<presets::Renju15>(
+            &mut rng,
+            "omok-ab:depth=2",
+            4..20,
+        ));
+        add(check_against_minimax::<presets::Freestyle19>(
+            &mut rng,
+            "omok-ab:depth=2,attack=0.5,defence=2,t4=5000",
+            4..14,
+        ));
+    }
+    for _ in 0..3 {
+        add(check_against_minimax::<presets::Freestyle7>(
+            &mut rng,
+            "omok-ab:depth=3",
+            4..20,
+        ));
+    }
+    // Both count every position below the root.
+    assert!(
+        pruned * 2 < plain,
+        "alpha-beta {pruned} nodes, minimax {plain}"
+    );
+}
