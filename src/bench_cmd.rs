@@ -35,12 +35,20 @@ enum BenchKind {
         #[arg(long, default_value_t = 24)]
         table_bits: u32,
     },
+    /// The Gomoku engine on fixed middle-game positions (freestyle 15x15 and 19x19, exact five,
+    /// renju) to a fixed depth: nodes, nodes/s and a node-count checksum.
+    Gomoku {
+        /// Alpha-beta depth of every search (threat searches run first, node-limited).
+        #[arg(long, default_value_t = 6)]
+        depth: u32,
+    },
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.what {
         BenchKind::Endgame { range, table_bits } => endgame(range, *table_bits),
         BenchKind::Othello6 { table_bits } => othello6(*table_bits),
+        BenchKind::Gomoku { depth } => gomoku_bench(*depth),
     }
 }
 
@@ -127,5 +135,72 @@ fn othello6(table_bits: u32) -> Result<()> {
     if s.score != -4 {
         bail!("6x6 solved to {:+}, not the published -4", s.score);
     }
+    Ok(())
+}
+
+/// The Gomoku benchmark positions: rule, board side, moves from the empty board (taken from
+/// engine games on random openings, before either side had a forced win).
+const GOMOKU_POSITIONS: [(gomoku::Rule, usize, &str); 6] = [
+    (gomoku::Rule::Freestyle, 15, "j8 e9 k7 i9 k9 i7 k8 k6 j7 j6"),
+    (gomoku::Rule::Freestyle, 15, "j8 e9 k7 f8 g7 e8 i9 h10 l6 m5 h8 j10"),
+    (gomoku::Rule::Freestyle, 19, "l13 h13 m13 n13 l12 l10 n12 o11"),
+    (gomoku::Rule::Freestyle, 19, "l13 h13 e10 g13 f13 g14 g12 e14 e15 h14"),
+    (gomoku::Rule::Renju, 15, "j10 j6 g5 j7 j5 f5 g7 g6 h7 i6 h6 h5"),
+    (gomoku::Rule::Standard, 15, "e8 k9 j9 j8 g6 l10 i7 m11 n12 f7"),
+];
+
+fn gomoku_bench(depth: u32) -> Result<()> {
+    if !(1..=20).contains(&depth) {
+        bail!("--depth must be between 1 and 20");
+    }
+    println!(
+        "Gomoku engine benchmark: {} positions, depth {depth}, one thread, fresh table each",
+        GOMOKU_POSITIONS.len()
+    );
+    println!(
+        "{:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9} {:>10}",
+        "#", "rule", "size", "stones", "move", "score", "nodes", "seconds", "nodes/s"
+    );
+    let (mut nodes, mut time) = (0u64, Duration::ZERO);
+    let mut checksum: u64 = 0xcbf2_9ce4_8422_2325;
+    for (k, (rule, size, moves)) in GOMOKU_POSITIONS.iter().enumerate() {
+        let mut board = gomoku::Board::new(*size, *rule)?;
+        for text in moves.split_whitespace() {
+            board.play(text.parse()?)?;
+        }
+        let mut engine = gomoku_engine::GomokuEngine::new(gomoku_engine::EngineConfig {
+            time: None,
+            ..gomoku_engine::EngineConfig::default()
+        });
+        let started = std::time::Instant::now();
+        let Some(d) = engine.think(&board, &search::Budget::depth(depth)) else {
+            bail!("benchmark position {} is already over", k + 1);
+        };
+        let elapsed = started.elapsed();
+        println!(
+            "{:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9.3} {:>10}",
+            k + 1,
+            rule.name(),
+            size,
+            board.stone_count(),
+            d.mv.to_string(),
+            d.score.unwrap_or(0),
+            d.nodes,
+            elapsed.as_secs_f64(),
+            rate(d.nodes, elapsed)
+        );
+        nodes += d.nodes;
+        time += elapsed;
+        let mv = d.mv.to_string();
+        for byte in d.nodes.to_le_bytes().iter().chain(mv.as_bytes()) {
+            checksum = (checksum ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!(
+        "total: {nodes} nodes, {:.3} s, {} nodes/s",
+        time.as_secs_f64(),
+        rate(nodes, time)
+    );
+    println!("node checksum: {checksum:016x}");
     Ok(())
 }

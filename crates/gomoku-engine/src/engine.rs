@@ -8,6 +8,7 @@ use game::Game;
 use gomoku::{Gomoku, Point, Variant};
 use search::{Agent, AgentError, Budget, Decision, Spec, SpecError, WIN};
 
+use crate::patterns::Pattern;
 use crate::state::{color_index, index_of, point_of, State, Threat};
 use crate::vcf::{five_points, vcf, vct, ThreatSearch};
 
@@ -233,7 +234,7 @@ impl GomokuEngine {
         }
         // Threat-space search: a quarter of the time for VCF and VCT together.
         let threat_deadline = time.map(|t| started + t / 4);
-        let threat_nodes = self.node_limit.saturating_div(4).max(20_000);
+        let threat_nodes = (self.node_limit / 4).clamp(20_000, 100_000);
         if self.config.vcf {
             let mut ts = ThreatSearch::new(threat_nodes, threat_deadline);
             let found = vcf(&mut state, &mut ts, 30);
@@ -252,7 +253,7 @@ impl GomokuEngine {
         }
         if self.config.vct {
             let mut ts = ThreatSearch::new(threat_nodes, threat_deadline);
-            let found = vct(&mut state, &mut ts, 6, 16);
+            let found = vct(&mut state, &mut ts, 4, 16);
             self.nodes += ts.nodes;
             if let Some(m) = found {
                 return Some(decision(m, WIN - 50, 0, vec![m], self.nodes));
@@ -304,7 +305,8 @@ impl GomokuEngine {
     }
 
     fn root(&mut self, state: &mut State, depth: i32) -> (i32, Option<usize>) {
-        let moves = self.moves(state, 0, true);
+        let mut scan = Self::scan(state);
+        let moves = self.moves(state, &mut scan, 0, true);
         let mut alpha = -WIN - 1;
         let beta = WIN + 1;
         let mut best = None;
@@ -348,36 +350,55 @@ impl GomokuEngine {
         }
     }
 
-    /// Candidate moves: a win, the forced block, the answers to an open-four threat, or the best
-    /// `width` cells by pattern score (the table move first).
-    fn moves(&self, state: &State, ply: usize, root: bool) -> Vec<usize> {
+    /// One pass over the cells near stones: wins, threats and move-ordering scores.
+    fn scan(state: &State) -> Scan {
         let me = color_index(state.side());
         let opp = 1 - me;
-        let mut scored: Vec<(i32, usize)> = Vec::with_capacity(64);
-        let mut opp_open_four = false;
+        let mut scan = Scan::default();
         for &i in &state.on_board {
             if !state.is_empty(i) || !state.near(i) {
                 continue;
             }
-            if state.threat(opp, i) >= Threat::OpenFour {
-                opp_open_four = true;
+            let mine = state.threat(me, i);
+            let theirs = state.threat(opp, i);
+            if mine == Threat::Five && state.makes_five(me, i) {
+                scan.own_five.push(i);
             }
-            scored.push((state.cell_score(i, me), i));
-        }
-        if opp_open_four {
-            // The opponent threatens an open four: defend its points or make a four.
-            scored.retain(|&(_, i)| {
-                state.threat(me, i) >= Threat::Four
-                    || (0..4).any(|d| state.pattern(opp, i, d) >= crate::patterns::Pattern::Four)
+            if theirs == Threat::Five && state.makes_five(opp, i) {
+                scan.opp_five.push(i);
+            }
+            if mine == Threat::OpenFour {
+                scan.own_open_four.push(i);
+            }
+            if theirs >= Threat::OpenFour {
+                scan.opp_open_four = true;
+            }
+            let blocks_four = (0..4).any(|d| state.pattern(opp, i, d) >= Pattern::Four);
+            scan.cells.push(Candidate {
+                score: state.cell_score(i, me),
+                cell: i,
+                attack: mine >= Threat::Four,
+                blocks_four,
             });
         }
-        scored.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        scan
+    }
+
+    /// Candidate moves: the answers to an open-four threat, or the best `width` cells by
+    /// pattern score (the table move first).
+    fn moves(&self, state: &State, scan: &mut Scan, ply: usize, root: bool) -> Vec<usize> {
+        let cells = &mut scan.cells;
+        if scan.opp_open_four {
+            // The opponent threatens an open four: block its points or make a four.
+            cells.retain(|c| c.attack || c.blocks_four);
+        }
+        cells.sort_unstable_by(|a, b| b.score.cmp(&a.score).then(a.cell.cmp(&b.cell)));
         let width = if root {
             self.config.width * 2
         } else {
             self.config.width.saturating_sub(ply / 2).max(6)
         };
-        let mut out: Vec<usize> = Vec::with_capacity(width);
+        let mut out: Vec<usize> = Vec::with_capacity(width + 1);
         let tt = self.table[(state.hash() as usize) & ((1 << TABLE_BITS) - 1)];
         if tt.key == state.hash() && tt.mv != 0 {
             let m = usize::from(tt.mv);
@@ -385,12 +406,12 @@ impl GomokuEngine {
                 out.push(m);
             }
         }
-        for (_, i) in scored {
+        for c in cells.iter() {
             if out.len() >= width {
                 break;
             }
-            if !out.contains(&i) && state.legal(i) {
-                out.push(i);
+            if !out.contains(&c.cell) && state.legal(c.cell) {
+                out.push(c.cell);
             }
         }
         out
@@ -405,9 +426,8 @@ impl GomokuEngine {
         beta: i32,
     ) -> i32 {
         self.nodes += 1;
-        if let Some(winner) = state.board.winner() {
+        if state.board.winner().is_some() {
             // The previous move won.
-            let _ = winner;
             return -(WIN - ply as i32);
         }
         if state.board.is_over() {
@@ -416,19 +436,11 @@ impl GomokuEngine {
         if self.out_of_time() {
             return 0;
         }
-        let me = color_index(state.side());
-        // Own five: win now.
-        for &i in &state.on_board {
-            if state.is_empty(i)
-                && state.threat(me, i) == Threat::Five
-                && state.makes_five(me, i)
-                && state.legal(i)
-            {
-                return WIN - ply as i32 - 1;
-            }
+        let mut scan = Self::scan(state);
+        if scan.own_five.iter().any(|&i| state.legal(i)) {
+            return WIN - ply as i32 - 1;
         }
-        let threats = five_points(state, 1 - me);
-        let forced: Option<usize> = match threats.as_slice() {
+        let forced: Option<usize> = match scan.opp_five.as_slice() {
             [] => None,
             [block] => {
                 if !state.legal(*block) {
@@ -440,14 +452,8 @@ impl GomokuEngine {
         };
         if forced.is_none() {
             // An open four (or double four) of ours wins: the opponent has no five to make.
-            for &i in &state.on_board {
-                if state.is_empty(i)
-                    && state.near(i)
-                    && state.threat(me, i) == Threat::OpenFour
-                    && state.legal(i)
-                {
-                    return WIN - ply as i32 - 3;
-                }
+            if scan.own_open_four.iter().any(|&i| state.legal(i)) {
+                return WIN - ply as i32 - 3;
             }
             if depth <= 0 || ply >= MAX_PLY {
                 return state.evaluate();
@@ -465,7 +471,7 @@ impl GomokuEngine {
         }
         let moves = match forced {
             Some(block) => vec![block],
-            None => self.moves(state, ply, false),
+            None => self.moves(state, &mut scan, ply, false),
         };
         if moves.is_empty() {
             return state.evaluate();
@@ -512,6 +518,26 @@ impl GomokuEngine {
         self.store(key, depth, best, bound, best_move);
         best
     }
+}
+
+/// A cell worth searching, with what it does.
+struct Candidate {
+    score: i32,
+    cell: usize,
+    /// The side to move makes a four (or better) here.
+    attack: bool,
+    /// The opponent would make a four (or better) here along some line.
+    blocks_four: bool,
+}
+
+/// What one pass over the cells found.
+#[derive(Default)]
+struct Scan {
+    own_five: Vec<usize>,
+    opp_five: Vec<usize>,
+    own_open_four: Vec<usize>,
+    opp_open_four: bool,
+    cells: Vec<Candidate>,
 }
 
 impl<V: Variant> Agent<Gomoku<V>> for GomokuEngine {

@@ -5,7 +5,9 @@
 use game::Color;
 use gomoku::{Board, Point, Rule};
 
-use crate::patterns::{key, tables, Pattern, Tables, EDGE, EMPTY, OPP, OWN};
+use crate::patterns::{tables, Pattern, Tables, EDGE, EMPTY, OPP, OWN};
+
+const _: () = assert!(BLACK == OWN && WHITE == OPP && BORDER == EDGE);
 
 /// Cells beyond the board on each side (a line window reaches 4 away).
 pub(crate) const PAD: usize = 5;
@@ -68,12 +70,20 @@ pub(crate) struct State {
     cells: Vec<u8>,
     /// Patterns per colour, cell and direction.
     pat: Vec<[[u8; 4]; 2]>,
+    /// The threat per cell and colour, from `pat`.
+    threats: Vec<[Threat; 2]>,
+    /// The move-ordering value per cell and colour, from `pat`.
+    values: Vec<[i32; 2]>,
     /// Stones within two points (Chebyshev distance) of each cell.
     near: Vec<u8>,
     /// On-board cell indices.
     pub(crate) on_board: Vec<usize>,
     /// The pattern score per colour.
     sum: [i32; 2],
+    /// Cell records overwritten by each move, for undo: (cell, patterns, threats, values).
+    trail: Vec<(usize, [[u8; 4]; 2], [Threat; 2], [i32; 2])>,
+    /// Per move: the trail length and the score before it.
+    marks: Vec<(usize, [i32; 2])>,
     pub(crate) moves: Vec<usize>,
 }
 
@@ -101,9 +111,13 @@ impl State {
             history: Vec::new(),
             cells,
             pat: vec![[[0; 4]; 2]; CELLS],
+            threats: vec![[Threat::None; 2]; CELLS],
+            values: vec![[0; 2]; CELLS],
             near: vec![0; CELLS],
             on_board,
             sum: [0; 2],
+            trail: Vec::new(),
+            marks: Vec::new(),
             moves: Vec::new(),
         };
         state.board = board.clone();
@@ -155,7 +169,12 @@ impl State {
     }
 
     /// The strongest threat `color` makes by playing the empty cell `i`.
+    #[inline]
     pub(crate) fn threat(&self, color: usize, i: usize) -> Threat {
+        self.threats[i][color]
+    }
+
+    fn compute_threat(&self, color: usize, i: usize) -> Threat {
         let mut fours = 0;
         let mut open_threes = 0;
         let mut threes = 0;
@@ -192,18 +211,23 @@ impl State {
 
     /// A move-ordering score of the empty cell `i` for `color` (attack) and the other colour
     /// (defence).
+    #[inline]
     pub(crate) fn cell_score(&self, i: usize, color: usize) -> i32 {
+        self.values[i][color] * 5 / 4 + self.values[i][1 - color]
+    }
+
+    /// The ordering value of cell `i` for `color` alone (its patterns and their combination).
+    fn compute_value(&self, color: usize, i: usize) -> i32 {
         const W: [i32; 8] = [0, 2, 6, 8, 30, 36, 200, 10_000];
-        let own: i32 = (0..4).map(|d| W[self.pat[i][color][d] as usize]).sum();
-        let opp: i32 = (0..4).map(|d| W[self.pat[i][1 - color][d] as usize]).sum();
-        let bonus = |t: Threat| match t {
+        let lines: i32 = (0..4).map(|d| W[self.pat[i][color][d] as usize]).sum();
+        let bonus = match self.threats[i][color] {
             Threat::Five => 100_000,
             Threat::OpenFour => 20_000,
             Threat::FourThree => 8_000,
             Threat::DoubleThree => 2_000,
             _ => 0,
         };
-        own * 5 / 4 + opp + bonus(self.threat(color, i)) * 5 / 4 + bonus(self.threat(1 - color, i))
+        lines + bonus
     }
 
     /// Whether `color` playing the empty cell `i` makes a winning line under the real rule.
@@ -258,28 +282,43 @@ impl State {
         };
         self.cells[i] = stone;
         self.moves.push(i);
+        self.marks.push((self.trail.len(), self.sum));
+        self.save(i);
         for color in 0..2 {
             for d in 0..4 {
                 self.sum[color] -= VALUE[self.pat[i][color][d] as usize];
                 self.pat[i][color][d] = 0;
             }
         }
+        self.threats[i] = [Threat::None; 2];
+        self.values[i] = [0; 2];
         self.add_near(i, 1);
         self.refresh_lines(i);
     }
 
     /// Takes back the last move.
     pub(crate) fn undo(&mut self) {
-        let (Some(i), Some(board)) = (self.moves.pop(), self.history.pop()) else {
+        let (Some(i), Some(board), Some((mark, sum))) =
+            (self.moves.pop(), self.history.pop(), self.marks.pop())
+        else {
             return;
         };
         self.board = board;
         self.cells[i] = EMPTY;
         self.add_near(i, -1);
-        for d in 0..4 {
-            self.refresh(i, d);
+        while self.trail.len() > mark {
+            if let Some((j, pat, threats, values)) = self.trail.pop() {
+                self.pat[j] = pat;
+                self.threats[j] = threats;
+                self.values[j] = values;
+            }
         }
-        self.refresh_lines(i);
+        self.sum = sum;
+    }
+
+    fn save(&mut self, j: usize) {
+        self.trail
+            .push((j, self.pat[j], self.threats[j], self.values[j]));
     }
 
     fn add_near(&mut self, i: usize, delta: i8) {
@@ -302,6 +341,7 @@ impl State {
                         break;
                     }
                     if c == EMPTY {
+                        self.save(j as usize);
                         self.refresh(j as usize, d);
                     }
                 }
@@ -312,22 +352,23 @@ impl State {
     /// Recomputes both colours' patterns of the empty cell `i` along direction `d`.
     fn refresh(&mut self, i: usize, d: usize) {
         let step = DIRS[d];
-        let mut around = [0u8; 8];
-        for (slot, k) in around.iter_mut().zip([-4isize, -3, -2, -1, 1, 2, 3, 4]) {
-            *slot = self.cells[(i as isize + k * step) as usize];
+        // Cell codes are black's view already (empty 0, black 1 = own, white 2 = opponent,
+        // border 3 = edge); white's view swaps the two bits of every code.
+        let mut black_key = 0usize;
+        for (n, k) in [-4isize, -3, -2, -1, 1, 2, 3, 4].into_iter().enumerate() {
+            black_key |= usize::from(self.cells[(i as isize + k * step) as usize]) << (2 * n);
         }
+        let white_key = ((black_key & 0x5555) << 1) | ((black_key >> 1) & 0x5555);
         for color in 0..2 {
-            let own = if color == 0 { BLACK } else { WHITE };
-            let view = around.map(|c| match c {
-                EMPTY => EMPTY,
-                BORDER => EDGE,
-                c if c == own => OWN,
-                _ => OPP,
-            });
-            let new = self.tables.get(self.exact[color], key(view)) as u8;
+            let key = if color == 0 { black_key } else { white_key };
+            let new = self.tables.get(self.exact[color], key) as u8;
             let old = self.pat[i][color][d];
             self.sum[color] += VALUE[new as usize] - VALUE[old as usize];
             self.pat[i][color][d] = new;
+        }
+        for color in 0..2 {
+            self.threats[i][color] = self.compute_threat(color, i);
+            self.values[i][color] = self.compute_value(color, i);
         }
     }
 
