@@ -40,6 +40,20 @@ pub const KEYS: &[(&str, &str)] = &[
     ),
 ];
 
+/// A win by continuous fours for the side to move: the whole line, attacker and defender
+/// moves alternating and ending with the five (or with a defender's forced point that renju
+/// forbids), or `None` when none is found within `node_limit` nodes.
+#[must_use]
+pub fn find_vcf(board: &gomoku::Board, node_limit: u64) -> Option<Vec<Point>> {
+    if board.is_over() {
+        return None;
+    }
+    let mut state = State::new(board);
+    let mut search = ThreatSearch::new(node_limit, None);
+    let line = vcf(&mut state, &mut search, 60)?;
+    Some(line.into_iter().filter_map(point_of).collect())
+}
+
 /// Settings of [`GomokuEngine`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {

@@ -10,6 +10,6 @@ mod state;
 mod vcf;
 mod window_eval;
 
-pub use engine::{EngineConfig, GomokuEngine};
+pub use engine::{find_vcf, EngineConfig, GomokuEngine};
 pub use omok_ab::{OmokAb, OmokAbConfig};
 pub use window_eval::WindowEvaluator;

@@ -16,7 +16,7 @@ use crate::lines::{read_line, MAX_LINE};
 pub enum Flow {
     /// Read the next line.
     Continue,
-    /// `quit` was received.
+    /// The session is over: `quit` (NBoard) or `END` (Gomocup) was received.
     Quit,
 }
 

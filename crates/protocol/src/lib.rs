@@ -1,15 +1,23 @@
-//! Engine protocols for stonelab: the NBoard protocol (version 2, and 1) for 8x8 Othello, from
-//! both ends.
+//! Engine protocols for stonelab, each from both ends: the NBoard protocol (version 2, and 1)
+//! for 8x8 Othello, and the Gomocup (Piskvork "brain") protocol for Gomoku.
 //!
-//! - **Engine side**: [`NboardEngine`] serves a GUI such as NBoard over any `BufRead`/`Write`
-//!   pair with any [`search::Agent`] (the `stonelab nboard` command runs it on stdin/stdout).
-//! - **Driver side**: [`NboardEngineAgent`] is an [`Agent`](search::Agent) that runs an external
-//!   NBoard engine (Edax, NTest, or stonelab itself) as a subprocess, with a deadline on every
-//!   answer, so the arena can play it like any built-in agent.
-//! - [`Command`] and [`Reply`] are the protocol's lines as values, shared by both sides.
+//! - **NBoard, engine side**: [`NboardEngine`] serves a GUI such as NBoard over any
+//!   `BufRead`/`Write` pair with any [`search::Agent`] (the `stonelab nboard` command runs it on
+//!   stdin/stdout).
+//! - **NBoard, driver side**: [`NboardEngineAgent`] is an [`Agent`](search::Agent) that runs an
+//!   external NBoard engine (Edax, NTest, or stonelab itself) as a subprocess, with a deadline on
+//!   every answer, so the arena can play it like any built-in agent.
+//! - [`Command`] and [`Reply`] are the NBoard protocol's lines as values, shared by both sides.
+//! - **Gomocup, engine side**: [`GomocupEngine`] answers a Gomocup manager (Piskvork, liskvork)
+//!   for boards from 5x5 to 25x25 under freestyle, standard or renju rules, asking a
+//!   [`GomocupBrain`] for its moves; [`AgentBrain`] makes any agent over a [`gomoku::Gomoku`]
+//!   preset a brain, and a [`BrainFactory`] picks the brain for each size and rule.
+//! - **Gomocup, driver side**: [`GomocupEngineAgent`] runs any external Gomocup brain
+//!   (`pbrain-*`) as a subprocess, as an agent (spec `gomocup-engine:cmd=...`).
 //!
-//! Games travel as GGF records ([`othello::GgfGame`]). Moves are written in lower case (`d3`),
-//! a pass as `PA`; both cases and `pass` are read.
+//! NBoard games travel as GGF records ([`othello::GgfGame`]). Moves are written in lower case
+//! (`d3`), a pass as `PA`; both cases and `pass` are read. Gomocup points are `x,y` from the
+//! top-left corner ([`xy_to_point`], [`point_to_xy`]).
 //!
 //! ```
 //! use protocol::NboardEngine;
@@ -32,6 +40,7 @@
 mod command;
 mod driver;
 mod engine;
+mod gomocup;
 mod lines;
 mod process;
 
@@ -41,4 +50,9 @@ pub use driver::{
     DEFAULT_TIMEOUT, SPEC_KEYS,
 };
 pub use engine::{score_to_discs, Flow, NboardEngine};
+pub use gomocup::{
+    point_to_xy, xy_to_point, AgentBrain, BrainFactory, GomocupBrain, GomocupEngine,
+    GomocupEngineAgent, GomocupEngineConfig, GomocupTime, DEFAULT_GRACE, DEFAULT_TURN_TIME,
+    GOMOCUP_SPEC_KEYS, MIN_THINK, MOVES_TO_GO,
+};
 pub use lines::MAX_LINE;

@@ -38,6 +38,10 @@ pub(crate) struct EngineProcess {
     stderr_thread: Option<JoinHandle<()>>,
     /// Set once the engine is known to be gone (end of stdout or a broken pipe).
     dead: Option<String>,
+    /// Whether the last wait ended at its deadline.
+    timed_out: bool,
+    /// The line that asks the engine to exit (`quit` for NBoard, `END` for Gomocup).
+    quit: &'static str,
 }
 
 impl EngineProcess {
@@ -67,18 +71,18 @@ impl EngineProcess {
         let (to_engine, lines_rx) = mpsc::channel::<String>();
         let writer_events = event_tx.clone();
         let spawned = thread::Builder::new()
-            .name("nboard-engine-writer".into())
+            .name("engine-writer".into())
             .spawn(move || write_lines(stdin, &lines_rx, &writer_events))
             .and_then(|_| {
                 thread::Builder::new()
-                    .name("nboard-engine-reader".into())
+                    .name("engine-reader".into())
                     .spawn(move || read_lines(stdout, &event_tx))
             })
             .and_then(|_| {
                 let tail = Arc::new(Mutex::new(VecDeque::new()));
                 let keep = Arc::clone(&tail);
                 thread::Builder::new()
-                    .name("nboard-engine-stderr".into())
+                    .name("engine-stderr".into())
                     .spawn(move || keep_tail(stderr, &keep))
                     .map(|handle| (tail, handle))
             });
@@ -91,6 +95,8 @@ impl EngineProcess {
                 stderr_tail,
                 stderr_thread: Some(handle),
                 dead: None,
+                timed_out: false,
+                quit: "quit",
             }),
             Err(e) => {
                 let _ = child.kill();
@@ -100,6 +106,17 @@ impl EngineProcess {
                 ))
             }
         }
+    }
+
+    /// Sets the line sent to ask the engine to exit when the process is dropped (`quit` by
+    /// default).
+    pub(crate) fn set_quit_command(&mut self, line: &'static str) {
+        self.quit = line;
+    }
+
+    /// Whether the last [`wait_for`](Self::wait_for) failed because its deadline passed.
+    pub(crate) fn timed_out(&self) -> bool {
+        self.timed_out
     }
 
     /// Queues one line for the engine; never blocks. A failed write shows up in the next
@@ -132,6 +149,7 @@ impl EngineProcess {
         if let Some(why) = &self.dead {
             return Err(why.clone());
         }
+        self.timed_out = false;
         loop {
             // Checked before every read, so an engine that talks without end still times out.
             let left = deadline.saturating_duration_since(Instant::now());
@@ -150,6 +168,7 @@ impl EngineProcess {
                 }
                 Ok(Event::Io(e)) => self.gone(&format!("while we waited for {what} ({e})")),
                 Err(RecvTimeoutError::Timeout) => {
+                    self.timed_out = true;
                     format!("engine {:?} gave no {what} in time", self.program)
                 }
             };
@@ -199,10 +218,10 @@ impl EngineProcess {
 }
 
 impl Drop for EngineProcess {
-    /// Asks the engine to quit, closes its input, and kills it if it has not exited soon after.
+    /// Asks the engine to quit (see [`set_quit_command`](Self::set_quit_command)), closes its input, and kills it if it has not exited soon after.
     fn drop(&mut self) {
         if self.dead.is_none() {
-            let _ = self.send("quit");
+            let _ = self.send(self.quit);
         }
         // Dropping the sender ends the writer thread, which closes the engine's stdin.
         self.to_engine = None;
