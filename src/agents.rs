@@ -125,6 +125,12 @@ pub fn gomoku_registry<V: Variant>() -> Registry<Gomoku<V>> {
             ))
         }),
     );
+    registry.register(
+        "gomocup-engine",
+        "an external Gomoku brain over the Gomocup protocol, e.g. gomocup-engine:cmd=pbrain-x,turn_ms=1000",
+        &protocol::GOMOCUP_SPEC_KEYS,
+        Box::new(|spec, _| Ok(Box::new(protocol::GomocupEngineAgent::<V>::from_spec(spec)?))),
+    );
     registry
 }
 

@@ -142,11 +142,31 @@ fn othello6(table_bits: u32) -> Result<()> {
 /// engine games on random openings, before either side had a forced win).
 const GOMOKU_POSITIONS: [(gomoku::Rule, usize, &str); 6] = [
     (gomoku::Rule::Freestyle, 15, "j8 e9 k7 i9 k9 i7 k8 k6 j7 j6"),
-    (gomoku::Rule::Freestyle, 15, "j8 e9 k7 f8 g7 e8 i9 h10 l6 m5 h8 j10"),
-    (gomoku::Rule::Freestyle, 19, "l13 h13 m13 n13 l12 l10 n12 o11"),
-    (gomoku::Rule::Freestyle, 19, "l13 h13 e10 g13 f13 g14 g12 e14 e15 h14"),
-    (gomoku::Rule::Renju, 15, "j10 j6 g5 j7 j5 f5 g7 g6 h7 i6 h6 h5"),
-    (gomoku::Rule::Standard, 15, "e8 k9 j9 j8 g6 l10 i7 m11 n12 f7"),
+    (
+        gomoku::Rule::Freestyle,
+        15,
+        "j8 e9 k7 f8 g7 e8 i9 h10 l6 m5 h8 j10",
+    ),
+    (
+        gomoku::Rule::Freestyle,
+        19,
+        "l13 h13 m13 n13 l12 l10 n12 o11",
+    ),
+    (
+        gomoku::Rule::Freestyle,
+        19,
+        "l13 h13 e10 g13 f13 g14 g12 e14 e15 h14",
+    ),
+    (
+        gomoku::Rule::Renju,
+        15,
+        "j10 j6 g5 j7 j5 f5 g7 g6 h7 i6 h6 h5",
+    ),
+    (
+        gomoku::Rule::Standard,
+        15,
+        "e8 k9 j9 j8 g6 l10 i7 m11 n12 f7",
+    ),
 ];
 
 fn gomoku_bench(depth: u32) -> Result<()> {

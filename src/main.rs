@@ -1,5 +1,5 @@
-//! `stonelab`: the command-line entry point (terminal play, perft; later the web app, training,
-//! arena and engine protocols).
+//! `stonelab`: the command-line entry point (terminal play, perft, solving, benchmarks, the
+//! arena and the engine protocols; later the web app and training).
 
 use std::process::ExitCode;
 
@@ -11,6 +11,7 @@ mod bench_cmd;
 mod cli_games;
 mod dp_cmd;
 mod games;
+mod gomocup_cmd;
 mod nboard_cmd;
 mod perft_cmd;
 mod play;
@@ -38,6 +39,8 @@ enum Command {
     Arena(arena_cmd::ArenaArgs),
     /// Be an 8x8 Othello engine for the NBoard GUI (NBoard protocol on stdin/stdout).
     Nboard(nboard_cmd::NboardArgs),
+    /// Be a Gomoku brain for Piskvork-compatible managers (Gomocup protocol on stdin/stdout).
+    Gomocup(gomocup_cmd::GomocupArgs),
     /// Value iteration over every reachable position of a small board (othello4).
     Dp(dp_cmd::DpArgs),
     /// List the agents (spec strings) a game offers, with their keys.
@@ -58,6 +61,7 @@ fn main() -> ExitCode {
         Some(Command::Dp(args)) => dp_cmd::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),
         Some(Command::Nboard(args)) => nboard_cmd::run(&args),
+        Some(Command::Gomocup(args)) => gomocup_cmd::run(&args),
         Some(Command::Agents { game }) => {
             println!("{}", agents::help(game));
             Ok(())

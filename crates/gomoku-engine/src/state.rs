@@ -60,6 +60,9 @@ pub(crate) fn point_of(i: usize) -> Option<Point> {
     Point::new(r - PAD, c - PAD)
 }
 
+/// A cell's record as it was before a move: (cell, patterns, threats, values).
+type Saved = (usize, [[u8; 4]; 2], [Threat; 2], [i32; 2]);
+
 #[derive(Clone)]
 pub(crate) struct State {
     n: usize,
@@ -81,7 +84,7 @@ pub(crate) struct State {
     /// The pattern score per colour.
     sum: [i32; 2],
     /// Cell records overwritten by each move, for undo: (cell, patterns, threats, values).
-    trail: Vec<(usize, [[u8; 4]; 2], [Threat; 2], [i32; 2])>,
+    trail: Vec<Saved>,
     /// Per move: the trail length and the score before it.
     marks: Vec<(usize, [i32; 2])>,
     pub(crate) moves: Vec<usize>,
