@@ -281,12 +281,12 @@ pub fn render(report: &Report) -> String {
         .max(5);
     let _ = writeln!(
         out,
-        "\nPairs (results of the first agent; disc diff is its mean final margin):"
+        "\nPairs (results of the first agent; margin is its mean final margin: discs in Othello, +1 a win and -1 a loss in Gomoku):"
     );
     let _ = writeln!(
         out,
         "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>6}  {:>9}",
-        "agent", "opponent", "as black", "as white", "total", "score", "disc diff"
+        "agent", "opponent", "as black", "as white", "total", "score", "margin"
     );
     for p in &report.pairs {
         let total = p.total();

@@ -39,7 +39,7 @@ enum BenchKind {
     /// renju) to a fixed depth: nodes, nodes/s and a node-count checksum.
     Gomoku {
         /// Alpha-beta depth of every search (threat searches run first, node-limited).
-        #[arg(long, default_value_t = 6)]
+        #[arg(long, default_value_t = 8)]
         depth: u32,
     },
 }
@@ -147,11 +147,7 @@ const GOMOKU_POSITIONS: [(gomoku::Rule, usize, &str); 6] = [
         15,
         "j8 e9 k7 f8 g7 e8 i9 h10 l6 m5 h8 j10",
     ),
-    (
-        gomoku::Rule::Freestyle,
-        19,
-        "l13 h13 m13 n13 l12 l10 n12 o11",
-    ),
+    (gomoku::Rule::Freestyle, 19, "l13 h13 m13 n13 l12 l10"),
     (
         gomoku::Rule::Freestyle,
         19,
