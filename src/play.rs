@@ -161,13 +161,18 @@ fn list<M: ToString>(moves: &[M]) -> String {
         .join(" ")
 }
 
-/// The legal moves in words: every one for short lists, else how many.
+/// The legal moves in words: every one for short lists, else how many and an example.
 fn legal_text<G: CliGame>(legal: &[G::Move]) -> String {
     if G::list_moves_in_prompt() {
-        list(legal)
-    } else {
-        format!("{} empty points, e.g. {}", legal.len(), G::example_move())
+        return list(legal);
     }
+    let example = G::parse_move(G::example_move())
+        .ok()
+        .filter(|mv| legal.contains(mv))
+        .or_else(|| legal.first().copied())
+        .map(|mv| mv.to_string())
+        .unwrap_or_default();
+    format!("{} legal points, e.g. {example}", legal.len())
 }
 
 impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {

@@ -57,7 +57,8 @@ pub fn find_vcf(board: &gomoku::Board, node_limit: u64) -> Option<Vec<Point>> {
 /// Settings of [`GomokuEngine`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
-    /// Time per move (`None`: depth or nodes decide).
+    /// Time per move; `None` leaves it to the caller's budget, or to [`DEFAULT_TIME`] when no
+    /// depth, node or time limit is given anywhere.
     pub time: Option<Duration>,
     /// Deepest iteration.
     pub depth: u32,
@@ -71,10 +72,13 @@ pub struct EngineConfig {
     pub vct: bool,
 }
 
+/// Thinking time per move when nothing else limits the search.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
+
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            time: Some(Duration::from_secs(1)),
+            time: None,
             depth: 64,
             nodes: None,
             width: 16,
@@ -113,13 +117,7 @@ impl EngineConfig {
         let mut config = EngineConfig::default();
         let depth = spec.positive("depth")?;
         let nodes = spec.positive("nodes")?;
-        let time = spec.duration("time")?;
-        if depth.is_some() || nodes.is_some() {
-            config.time = None;
-        }
-        if let Some(t) = time {
-            config.time = Some(t);
-        }
+        config.time = spec.duration("time")?;
         if let Some(d) = depth {
             config.depth = d.min(64) as u32;
         }
@@ -248,7 +246,11 @@ impl GomokuEngine {
         }
         // Threat-space search: a quarter of the time for VCF and VCT together.
         let threat_deadline = time.map(|t| started + t / 4);
-        let threat_nodes = (self.node_limit / 4).clamp(20_000, 100_000);
+        let threat_nodes = if self.node_limit == u64::MAX {
+            100_000
+        } else {
+            (self.node_limit / 4).max(1)
+        };
         if self.config.vcf {
             let mut ts = ThreatSearch::new(threat_nodes, threat_deadline);
             let found = vcf(&mut state, &mut ts, 30);
@@ -346,12 +348,14 @@ impl GomokuEngine {
             }
         }
         if let Some(m) = best {
-            self.store(state.hash(), depth, alpha, EXACT, m);
+            self.store(state.hash(), depth, 0, alpha, EXACT, m);
         }
         (alpha, best)
     }
 
-    fn store(&mut self, key: u64, depth: i32, score: i32, bound: u8, mv: usize) {
+    fn store(&mut self, key: u64, depth: i32, ply: usize, score: i32, bound: u8, mv: usize) {
+        // Wins and losses are stored as distances from this node, not from the root.
+        let score = to_table(score, ply);
         let slot = &mut self.table[(key as usize) & ((1 << TABLE_BITS) - 1)];
         if slot.key != key || depth as i8 >= slot.depth {
             *slot = Entry {
@@ -381,10 +385,10 @@ impl GomokuEngine {
             if theirs == Threat::Five && state.makes_five(opp, i) {
                 scan.opp_five.push(i);
             }
-            if mine == Threat::OpenFour {
+            if mine == Threat::OpenFour && state.double_five_threat(me, i) {
                 scan.own_open_four.push(i);
             }
-            if theirs >= Threat::OpenFour {
+            if theirs >= Threat::OpenFour && state.double_five_threat(opp, i) {
                 scan.opp_open_four = true;
             }
             let blocks_four = (0..4).any(|d| state.pattern(opp, i, d) >= Pattern::Four);
@@ -476,10 +480,11 @@ impl GomokuEngine {
         let key = state.hash();
         let slot = self.table[(key as usize) & ((1 << TABLE_BITS) - 1)];
         if slot.key == key && i32::from(slot.depth) >= depth {
+            let score = from_table(slot.score, ply);
             match slot.bound {
-                EXACT => return slot.score,
-                LOWER if slot.score >= beta => return slot.score,
-                UPPER if slot.score <= alpha => return slot.score,
+                EXACT => return score,
+                LOWER if score >= beta => return score,
+                UPPER if score <= alpha => return score,
                 _ => {}
             }
         }
@@ -529,8 +534,31 @@ impl GomokuEngine {
         } else {
             EXACT
         };
-        self.store(key, depth, best, bound, best_move);
+        self.store(key, depth, ply, best, bound, best_move);
         best
+    }
+}
+
+/// Scores this close to `WIN` are wins or losses at a known distance.
+const MATE_BAND: i32 = WIN - 1_000;
+
+fn to_table(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BAND {
+        score + ply as i32
+    } else if score <= -MATE_BAND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_table(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BAND {
+        score - ply as i32
+    } else if score <= -MATE_BAND {
+        score + ply as i32
+    } else {
+        score
     }
 }
 

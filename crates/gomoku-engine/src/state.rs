@@ -254,6 +254,44 @@ impl State {
         })
     }
 
+    /// Whether `color` playing the empty cell `i` would then threaten five at two or more points
+    /// (an open four or a double four), checked on the real rule: the pattern tables see four
+    /// points each way, so under the exact-five rule a stone further out can spoil a five.
+    pub(crate) fn double_five_threat(&self, color: usize, i: usize) -> bool {
+        let stone = if color == 0 { BLACK } else { WHITE };
+        let own = |k: usize| k == i || self.cells[k] == stone;
+        let mut points: Vec<usize> = Vec::new();
+        for &step in &DIRS {
+            for sign in [1isize, -1] {
+                for k in 1..=4isize {
+                    let j = (i as isize + sign * k * step) as usize;
+                    match self.cells[j] {
+                        BORDER => break,
+                        EMPTY => {}
+                        _ => continue,
+                    }
+                    let mut run = 1;
+                    for dir in [1isize, -1] {
+                        let mut x = j as isize + dir * step;
+                        while own(x as usize) {
+                            run += 1;
+                            x += dir * step;
+                        }
+                    }
+                    let five = if self.exact[color] {
+                        run == 5
+                    } else {
+                        run >= 5
+                    };
+                    if five && !points.contains(&j) {
+                        points.push(j);
+                    }
+                }
+            }
+        }
+        points.len() >= 2
+    }
+
     /// Whether the side to move may play cell `i` (empty, and no renju foul).
     pub(crate) fn legal(&self, i: usize) -> bool {
         if self.cells[i] != EMPTY {

@@ -547,3 +547,44 @@ impl fmt::Debug for Board {
         f.write_str(")")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Random renju boards: the cheap prefilter never hides a foul the full test finds.
+    #[test]
+    fn the_foul_prefilter_hides_no_foul() {
+        let mut seed = 0x1234_5678_u64;
+        let mut next = move || {
+            seed = splitmix(seed);
+            seed
+        };
+        let mut fouls = 0;
+        for _ in 0..400 {
+            let mut stones = Vec::new();
+            for i in 0..81 {
+                let r = next() % 10;
+                let Some(p) = Point::from_index(i, 9) else {
+                    continue;
+                };
+                match r {
+                    0..=2 => stones.push((p, Color::Black)),
+                    3 => stones.push((p, Color::White)),
+                    _ => {}
+                }
+            }
+            let Ok(board) = Board::with_stones(9, Rule::Renju, stones, Color::Black) else {
+                continue;
+            };
+            for p in board.points().filter(|&p| board.is_empty(p)) {
+                let mut after = board.clone();
+                after.put(p.index(9), Color::Black);
+                let full = after.foul_of_placed(p);
+                assert_eq!(board.foul(p), full, "{} at {p}", board.board_string());
+                fouls += usize::from(full.is_some());
+            }
+        }
+        assert!(fouls > 100, "only {fouls} fouls seen");
+    }
+}

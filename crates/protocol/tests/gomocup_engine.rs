@@ -197,8 +197,9 @@ fn scripted_session() {
             "ERROR bad coordinates \"\": expected x,y".into(),
             // TURN 1,13 after the takeback: the brain plays b1 again.
             "1,14".into(),
-            "ERROR unsupported size 3: boards from 5x5 to 25x25 are".into(),
-            "ERROR unsupported size 26: boards from 5x5 to 25x25 are".into(),
+            // A refused START still ends the game in progress.
+            "ERROR unsupported size 3: boards must be from 5x5 to 25x25".into(),
+            "ERROR unsupported size 26: boards must be from 5x5 to 25x25".into(),
             "ERROR bad board size \"abc\": expected a number".into(),
             "ERROR rectangular boards are not supported".into(),
             "ERROR bad board size \"15\": expected width,height".into(),
@@ -206,10 +207,10 @@ fn scripted_session() {
             "ERROR INFO max_memory: expected bytes, got \"-5\"".into(),
             "ERROR INFO game_type: expected a game type (0 to 3), got \"x\"".into(),
             "ERROR INFO needs a key and a value".into(),
-            "OK".into(),
-            "7,7".into(),
-            "ERROR 7,7 is occupied".into(),
-            "0,14".into(),
+            "ERROR no game: send START first".into(),
+            "ERROR no game: send START first".into(),
+            "ERROR no game: send START first".into(),
+            "ERROR no game: send START first".into(),
             "OK".into(),
         ]
     );
@@ -224,27 +225,16 @@ fn scripted_session() {
     assert_eq!(engine.game_type(), Some(1));
     assert_eq!(engine.folder(), Some("C:\\brains\\data"));
     let log = log.lock().unwrap();
-    // START 15, RESTART, RECTSTART 10,10: one brain each, started once each.
-    assert_eq!(
-        log.made,
-        [
-            (15, Rule::Freestyle),
-            (15, Rule::Freestyle),
-            (10, Rule::Freestyle)
-        ]
-    );
+    // START 15, RECTSTART 10,10: one brain each, started once each (the RESTART came after
+    // the refused STARTs had ended the game, so it made none).
+    assert_eq!(log.made, [(15, Rule::Freestyle), (10, Rule::Freestyle)]);
     assert_eq!(log.started, log.made);
     // The brain saw the history of each position, oldest first.
     let histories: Vec<&Vec<Point>> = log.thinks.iter().map(|(_, h)| h).collect();
     let (a1, h8) = (pt(0, 14, 15), pt(7, 7, 15));
     assert_eq!(
         histories,
-        [
-            &vec![],
-            &vec![a1, h8],
-            &vec![a1, pt(1, 13, 15)],
-            &vec![h8, pt(8, 8, 15)],
-        ]
+        [&vec![], &vec![a1, h8], &vec![a1, pt(1, 13, 15)],]
     );
 }
 
@@ -741,4 +731,31 @@ impl GomocupBrain for LastLegal {
             .copied()
             .ok_or_else(|| "no move".into())
     }
+}
+
+#[test]
+fn a_refused_start_ends_the_previous_game() {
+    let factory: protocol::BrainFactory = Box::new(|size, rule| {
+        if size == 15 {
+            protocol::AgentBrain::<gomoku::presets::Freestyle15>::factory(|| {
+                Ok(Box::new(search::RandomAgent::new(1)) as Box<dyn search::Agent<_>>)
+            })(size, rule)
+        } else {
+            Err(format!("no brain for {size}"))
+        }
+    });
+    let mut engine = protocol::GomocupEngine::new(factory);
+    let mut out = Vec::new();
+    engine
+        .run(
+            "START 15\nTURN 7,7\nSTART 25\nTURN 8,8\nEND\n".as_bytes(),
+            &mut out,
+        )
+        .expect("session");
+    let text = String::from_utf8(out).expect("utf-8");
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+    assert_eq!(lines[0], "OK");
+    assert!(lines[2].starts_with("ERROR"), "{lines:?}");
+    assert!(lines[3].starts_with("ERROR no game"), "{lines:?}");
+    assert!(engine.board().is_none());
 }

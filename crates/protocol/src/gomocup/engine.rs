@@ -67,7 +67,8 @@ impl GomocupTime {
             None => self.turn,
         };
         let margin = (raw / 10).max(MIN_MARGIN);
-        raw.saturating_sub(margin).max(MIN_THINK.min(raw))
+        // Never below a few milliseconds, but never more than half of a tiny turn either.
+        raw.saturating_sub(margin).max(MIN_THINK.min(raw / 2))
     }
 }
 
@@ -459,6 +460,10 @@ impl GomocupEngine {
     }
 
     fn start(&mut self, size: &str, out: &mut dyn Write) -> Result<(), Problem> {
+        // A START always ends the previous game, even one that is refused.
+        self.game = None;
+        self.spent = Duration::ZERO;
+        self.time.time_left = None;
         let n = match parse_numbers::<1>(size) {
             Some([n]) => n,
             None => {
@@ -467,7 +472,7 @@ impl GomocupEngine {
         };
         if !(MIN_SIZE..=MAX_SIZE).contains(&n) {
             return Err(format!(
-                "unsupported size {n}: boards from {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE} are"
+                "unsupported size {n}: boards must be from {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}"
             )
             .into());
         }
@@ -484,6 +489,7 @@ impl GomocupEngine {
     fn restart(&mut self, out: &mut dyn Write) -> Result<(), Problem> {
         let size = self.session()?.board.size();
         let rule = self.rule;
+        self.game = None;
         let session = self
             .new_session(size, rule)
             .map_err(|why| format!("cannot restart {size}x{size} {rule}: {why}"))?;
@@ -875,8 +881,12 @@ mod tests {
         assert_eq!(time.budget(225, Duration::ZERO), ms(10));
         time.turn = ms(20);
         assert_eq!(time.budget(225, Duration::ZERO), MIN_THINK);
+        // A tiny turn: half of it, so answering never takes the whole turn.
         time.turn = ms(3);
-        assert_eq!(time.budget(225, Duration::ZERO), ms(3));
+        assert_eq!(
+            time.budget(225, Duration::ZERO),
+            Duration::from_micros(1500)
+        );
         time.turn = Duration::ZERO;
         assert_eq!(time.budget(225, Duration::ZERO), Duration::ZERO);
         // The match share: 50 s left over 25 moves is 2 s, less 10%.
