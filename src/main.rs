@@ -1,5 +1,5 @@
-//! `stonelab`: the command-line entry point (terminal play, perft, solving, benchmarks, the
-//! arena and the engine protocols; later the web app and training).
+//! `stonelab`: the command-line entry point (the browser app by default; terminal play, perft,
+//! solving, benchmarks, the arena and the engine protocols).
 
 use std::process::ExitCode;
 
@@ -15,6 +15,7 @@ mod gomocup_cmd;
 mod nboard_cmd;
 mod perft_cmd;
 mod play;
+mod serve_cmd;
 mod solve_cmd;
 
 /// A lab for two-player stone games: play, train and measure Othello and Gomoku AIs.
@@ -27,7 +28,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Play a game in the terminal (the default command until the web app lands).
+    /// Serve the browser app (the default command): play, watch and analyse in the browser.
+    Serve(serve_cmd::ServeArgs),
+    /// Play a game in the terminal.
     Play(play::PlayArgs),
     /// Count the leaves of the game tree to a depth, with timings (a move-generator benchmark).
     Perft(perft_cmd::PerftArgs),
@@ -54,6 +57,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Some(Command::Serve(args)) => serve_cmd::run(&args),
         Some(Command::Play(args)) => play::run(&args),
         Some(Command::Perft(args)) => perft_cmd::run(&args),
         Some(Command::Solve(args)) => solve_cmd::run(&args),
@@ -66,7 +70,7 @@ fn main() -> ExitCode {
             println!("{}", agents::help(game));
             Ok(())
         }
-        None => play::run(&play::PlayArgs::default()),
+        None => serve_cmd::run(&serve_cmd::ServeArgs::default()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

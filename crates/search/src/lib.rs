@@ -34,6 +34,6 @@ pub use dp::{
 };
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout};
-pub use registry::{AgentBuilder, Registry};
+pub use registry::{AgentBuilder, AgentInfo, Registry};
 pub use simple::{GreedyAgent, RandomAgent};
 pub use spec::{parse_duration, Spec, SpecError};

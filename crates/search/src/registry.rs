@@ -20,6 +20,17 @@ struct Entry<G: Game> {
     build: AgentBuilder<G>,
 }
 
+/// An agent's name, what it is, and its keys with their meaning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentInfo {
+    /// The name in spec strings.
+    pub name: &'static str,
+    /// One line on what it is.
+    pub about: &'static str,
+    /// Its keys (`seed` included) with their meaning.
+    pub keys: Vec<(&'static str, &'static str)>,
+}
+
 /// The agents known for one game, by name.
 pub struct Registry<G: Game> {
     entries: BTreeMap<&'static str, Entry<G>>,
@@ -155,6 +166,19 @@ impl<G: Game> Registry<G> {
     #[must_use]
     pub fn names(&self) -> Vec<&'static str> {
         self.entries.keys().copied().collect()
+    }
+
+    /// Every agent, sorted by name.
+    #[must_use]
+    pub fn describe(&self) -> Vec<AgentInfo> {
+        self.entries
+            .iter()
+            .map(|(name, e)| AgentInfo {
+                name,
+                about: e.about,
+                keys: e.keys.clone(),
+            })
+            .collect()
     }
 
     /// One line per agent: name, what it is and its keys.

@@ -1,0 +1,144 @@
+//! The games the app offers, each with its agent registry, default opponent and hint agent.
+
+use std::sync::Arc;
+
+use search::Registry;
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::session::{GameSession, Session};
+use crate::view::WebGame;
+
+/// One game type, with its agents, as the server sees it.
+pub trait GameKind: Send + Sync {
+    /// The game id (`othello8`, `omok`, ...).
+    fn id(&self) -> &'static str;
+    /// The catalog entry as JSON.
+    fn info(&self) -> Value;
+    /// Every agent with its keys, as JSON.
+    fn agents(&self) -> Value;
+    /// The default opponent's spec.
+    fn default_agent(&self) -> &str;
+    /// A new game.
+    ///
+    /// # Errors
+    /// 400 when a player spec is not an agent of this game.
+    fn create(&self, black: &str, white: &str, seed: u64) -> Result<Box<dyn Session>, ApiError>;
+}
+
+struct Kind<G: WebGame> {
+    label: String,
+    registry: Arc<Registry<G>>,
+    default_agent: String,
+    hint_agent: String,
+}
+
+impl<G: WebGame> GameKind for Kind<G> {
+    fn id(&self) -> &'static str {
+        G::ID
+    }
+
+    fn info(&self) -> Value {
+        json!({
+            "id": G::ID,
+            "label": self.label,
+            "family": G::FAMILY,
+            "size": G::BOARD_SIZE,
+            "rule": G::rule(),
+            "default_agent": self.default_agent,
+            "hint_agent": self.hint_agent,
+        })
+    }
+
+    fn agents(&self) -> Value {
+        let agents: Vec<Value> = self
+            .registry
+            .describe()
+            .into_iter()
+            .map(|info| {
+                let keys: Vec<Value> = info
+                    .keys
+                    .into_iter()
+                    .map(|(key, about)| json!({"key": key, "about": about}))
+                    .collect();
+                json!({"name": info.name, "about": info.about, "keys": keys})
+            })
+            .collect();
+        json!({ "agents": agents })
+    }
+
+    fn default_agent(&self) -> &str {
+        &self.default_agent
+    }
+
+    fn create(&self, black: &str, white: &str, seed: u64) -> Result<Box<dyn Session>, ApiError> {
+        Ok(Box::new(GameSession::new(
+            Arc::clone(&self.registry),
+            &self.hint_agent,
+            black,
+            white,
+            seed,
+        )?))
+    }
+}
+
+/// The games on offer, in menu order.
+#[derive(Clone, Default)]
+pub struct Catalog {
+    kinds: Vec<Arc<dyn GameKind>>,
+    models: Vec<String>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    #[must_use]
+    pub fn new() -> Self {
+        Catalog::default()
+    }
+
+    /// Adds a game with its agents, the spec of the default opponent and of the hint agent.
+    #[must_use]
+    pub fn with<G: WebGame>(
+        mut self,
+        label: &str,
+        registry: Registry<G>,
+        default_agent: &str,
+        hint_agent: &str,
+    ) -> Self {
+        self.kinds.push(Arc::new(Kind {
+            label: label.to_string(),
+            registry: Arc::new(registry),
+            default_agent: default_agent.to_string(),
+            hint_agent: hint_agent.to_string(),
+        }));
+        self
+    }
+
+    /// Names of trained models to list (found in `models/` by the app).
+    #[must_use]
+    pub fn with_models(mut self, models: Vec<String>) -> Self {
+        self.models = models;
+        self
+    }
+
+    /// The game with this id.
+    #[must_use]
+    pub fn get(&self, id: &str) -> Option<&Arc<dyn GameKind>> {
+        self.kinds.iter().find(|k| k.id() == id)
+    }
+
+    /// The ids, in menu order.
+    #[must_use]
+    pub fn ids(&self) -> Vec<&'static str> {
+        self.kinds.iter().map(|k| k.id()).collect()
+    }
+
+    /// The catalog as JSON.
+    #[must_use]
+    pub fn json(&self) -> Value {
+        json!({
+            "games": self.kinds.iter().map(|k| k.info()).collect::<Vec<_>>(),
+            "models": self.models,
+        })
+    }
+}

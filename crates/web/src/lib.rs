@@ -1,0 +1,16 @@
+//! The stonelab browser app: an axum server with a JSON API (plus server-sent events) over any
+//! game of the [`Catalog`], and the embedded HTML/JS/CSS user interface (no build step, works
+//! offline). The API is described in `API.md`.
+#![deny(missing_docs)]
+
+mod catalog;
+mod error;
+mod server;
+mod session;
+pub mod view;
+
+pub use catalog::{Catalog, GameKind};
+pub use error::ApiError;
+pub use server::{bind, router, serve, ServerConfig};
+pub use session::{GameSession, Session};
+pub use view::WebGame;

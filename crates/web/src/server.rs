@@ -1,0 +1,598 @@
+//! The axum server: static files, the JSON API, server-sent events, the game store with idle
+//! expiry, and a bounded pool for agent work.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use futures_util::stream::{self, Stream};
+use rand::RngExt;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, Semaphore};
+
+use crate::catalog::Catalog;
+use crate::error::ApiError;
+use crate::session::{clip, Session};
+
+const INDEX_HTML: &str = include_str!("../static/index.html");
+const APP_JS: &str = include_str!("../static/app.js");
+const STYLE_CSS: &str = include_str!("../static/style.css");
+
+/// Server settings.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Games kept at once; beyond it the least recently used idle game is dropped.
+    pub max_games: usize,
+    /// A game untouched this long is dropped.
+    pub idle: Duration,
+    /// Agent searches running at once (the rest wait their turn).
+    pub workers: usize,
+    /// How long a request waits for a free worker before a 503.
+    pub queue_wait: Duration,
+    /// The most thinking time a request may ask for.
+    pub max_think: Duration,
+    /// Thinking time when a request names none.
+    pub default_think: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_games: 2_000,
+            idle: Duration::from_secs(30 * 60),
+            workers: std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .max(2),
+            queue_wait: Duration::from_secs(30),
+            max_think: Duration::from_secs(10),
+            default_think: Duration::from_secs(1),
+        }
+    }
+}
+
+/// One game in the store.
+struct Entry {
+    session: Arc<tokio::sync::Mutex<Box<dyn Session>>>,
+    /// The last state, served while an agent thinks.
+    snapshot: Mutex<Value>,
+    busy: AtomicBool,
+    last_used: Mutex<Instant>,
+    events: broadcast::Sender<(&'static str, Value)>,
+}
+
+impl Entry {
+    fn touch(&self) {
+        if let Ok(mut t) = self.last_used.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    fn state(&self, id: &str) -> Value {
+        let mut state = self
+            .snapshot
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or(Value::Null);
+        if let Some(obj) = state.as_object_mut() {
+            obj.insert("id".into(), json!(id));
+            obj.insert("busy".into(), json!(self.busy.load(Ordering::SeqCst)));
+        }
+        state
+    }
+
+    /// Stores the session's state and tells the listeners.
+    fn publish(&self, id: &str, session: &dyn Session) -> Value {
+        if let Ok(mut s) = self.snapshot.lock() {
+            *s = session.state();
+        }
+        let state = self.state(id);
+        let _ = self.events.send(("state", state.clone()));
+        state
+    }
+}
+
+/// Shared server state.
+struct App {
+    catalog: Catalog,
+    games: Mutex<HashMap<String, Arc<Entry>>>,
+    pool: Arc<Semaphore>,
+    config: ServerConfig,
+}
+
+type Shared = Arc<App>;
+
+/// The router with every route, over this catalog and settings. Starts the idle sweeper on
+/// the current tokio runtime.
+pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
+    let app = Arc::new(App {
+        catalog,
+        games: Mutex::new(HashMap::new()),
+        pool: Arc::new(Semaphore::new(config.workers.max(1))),
+        config,
+    });
+    let sweeper = Arc::downgrade(&app);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(30));
+        loop {
+            tick.tick().await;
+            let Some(app) = sweeper.upgrade() else { break };
+            app.expire();
+        }
+    });
+    Router::new()
+        .route("/", get(index))
+        .route("/index.html", get(index))
+        .route("/app.js", get(app_js))
+        .route("/style.css", get(style_css))
+        .route("/api/catalog", get(catalog_json))
+        .route("/api/agents", get(agents))
+        .route("/api/games", post(create))
+        .route("/api/games/{id}", get(state))
+        .route("/api/games/{id}/move", post(play))
+        .route("/api/games/{id}/agent-move", post(agent_move))
+        .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/hint", post(hint))
+        .route("/api/games/{id}/players", post(players))
+        .route("/api/games/{id}/position", post(position))
+        .route("/api/games/{id}/analysis", get(analysis))
+        .route("/api/games/{id}/events", get(events))
+        .fallback(not_found)
+        .with_state(app)
+}
+
+/// Binds `addr` and serves until `shutdown` completes.
+///
+/// # Errors
+/// The bind error (for example the port is taken) or a server error.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    catalog: Catalog,
+    config: ServerConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(catalog, config))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Binds a TCP listener, turning "address in use" into a clear message.
+///
+/// # Errors
+/// A message naming the address and what to do.
+pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, String> {
+    tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AddrInUse {
+            format!(
+                "{addr} is already in use (another stonelab or another server?): choose another port with --port"
+            )
+        } else {
+            format!("cannot listen on {addr}: {e}")
+        }
+    })
+}
+
+impl App {
+    fn entry(&self, id: &str) -> Result<Arc<Entry>, ApiError> {
+        let games = self
+            .games
+            .lock()
+            .map_err(|_| ApiError::internal("game store unavailable"))?;
+        let entry = games.get(id).cloned().ok_or_else(|| {
+            ApiError::not_found(format!("no game {:?} (unknown or expired)", clip(id)))
+        })?;
+        entry.touch();
+        Ok(entry)
+    }
+
+    fn expire(&self) {
+        let Ok(mut games) = self.games.lock() else {
+            return;
+        };
+        let idle = self.config.idle;
+        games.retain(|_, e| {
+            e.busy.load(Ordering::SeqCst) || e.last_used.lock().map_or(true, |t| t.elapsed() < idle)
+        });
+    }
+
+    fn insert(&self, session: Box<dyn Session>) -> Result<(String, Value), ApiError> {
+        let mut games = self
+            .games
+            .lock()
+            .map_err(|_| ApiError::internal("game store unavailable"))?;
+        if games.len() >= self.config.max_games {
+            // Drop the least recently used idle game.
+            let oldest = games
+                .iter()
+                .filter(|(_, e)| !e.busy.load(Ordering::SeqCst))
+                .min_by_key(|(_, e)| e.last_used.lock().map_or(Instant::now(), |t| *t))
+                .map(|(id, _)| id.clone());
+            match oldest {
+                Some(id) => {
+                    games.remove(&id);
+                }
+                None => return Err(ApiError::unavailable("too many games in progress")),
+            }
+        }
+        let id = new_id();
+        let (events, _) = broadcast::channel(64);
+        let entry = Arc::new(Entry {
+            snapshot: Mutex::new(session.state()),
+            session: Arc::new(tokio::sync::Mutex::new(session)),
+            busy: AtomicBool::new(false),
+            last_used: Mutex::new(Instant::now()),
+            events,
+        });
+        let state = entry.state(&id);
+        games.insert(id.clone(), entry);
+        Ok((id, state))
+    }
+
+    fn think_time(&self, ms: Option<u64>) -> Duration {
+        ms.map_or(self.config.default_think, Duration::from_millis)
+            .min(self.config.max_think)
+    }
+}
+
+/// 128 random bits from the operating system's generator, as 32 hex digits.
+fn new_id() -> String {
+    let bits: u128 = rand::rng().random();
+    format!("{bits:032x}")
+}
+
+// ----- static files -----
+
+async fn index() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        INDEX_HTML,
+    )
+        .into_response()
+}
+
+async fn app_js() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        APP_JS,
+    )
+        .into_response()
+}
+
+async fn style_css() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/css; charset=utf-8")],
+        STYLE_CSS,
+    )
+        .into_response()
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("no such page or API route")
+}
+
+// ----- request bodies -----
+
+fn body<T>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    payload
+        .map(|Json(v)| v)
+        .map_err(|e| ApiError::bad_request(format!("bad JSON body: {}", e.body_text())))
+}
+
+/// An optional JSON body: empty means the defaults.
+fn optional_body<T: Default>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    match payload {
+        Ok(Json(v)) => Ok(v),
+        Err(JsonRejection::MissingJsonContentType(_)) => Ok(T::default()),
+        Err(e) => Err(ApiError::bad_request(format!(
+            "bad JSON body: {}",
+            e.body_text()
+        ))),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CreateBody {
+    game: String,
+    black: Option<String>,
+    white: Option<String>,
+    seed: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveBody {
+    #[serde(rename = "move")]
+    mv: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ThinkBody {
+    time_ms: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct PlayersBody {
+    black: Option<String>,
+    white: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PositionBody {
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct GameQuery {
+    game: String,
+}
+
+#[derive(Deserialize, Default)]
+struct TimeQuery {
+    time_ms: Option<u64>,
+}
+
+// ----- handlers -----
+
+async fn catalog_json(State(app): State<Shared>) -> Json<Value> {
+    Json(app.catalog.json())
+}
+
+async fn agents(
+    State(app): State<Shared>,
+    query: Result<Query<GameQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Query(q) = query.map_err(|_| ApiError::bad_request("expected ?game=ID"))?;
+    let kind = app
+        .catalog
+        .get(&q.game)
+        .ok_or_else(|| unknown_game(&app, &q.game))?;
+    Ok(Json(kind.agents()))
+}
+
+fn unknown_game(app: &App, id: &str) -> ApiError {
+    ApiError::bad_request(format!(
+        "unknown game {:?}; the games are {}",
+        clip(id),
+        app.catalog.ids().join(", ")
+    ))
+}
+
+async fn create(
+    State(app): State<Shared>,
+    payload: Result<Json<CreateBody>, JsonRejection>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let req = body(payload)?;
+    let kind = app
+        .catalog
+        .get(&req.game)
+        .ok_or_else(|| unknown_game(&app, &req.game))?;
+    let black = req.black.unwrap_or_else(|| "human".into());
+    let white = req
+        .white
+        .unwrap_or_else(|| kind.default_agent().to_string());
+    let seed = req
+        .seed
+        .unwrap_or_else(|| rand::rng().random::<u32>().into());
+    let kind = Arc::clone(kind);
+    // Building agents may allocate tables: off the async threads.
+    let session = tokio::task::spawn_blocking(move || kind.create(&black, &white, seed))
+        .await
+        .map_err(|_| ApiError::internal("creating the game failed"))??;
+    let (_, state) = app.insert(session)?;
+    Ok((StatusCode::CREATED, Json(state)))
+}
+
+async fn state(State(app): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(app.entry(&id)?.state(&id)))
+}
+
+/// Runs a quick change under the game's lock (409 while an agent thinks).
+fn quick(
+    app: &App,
+    id: &str,
+    change: impl FnOnce(&mut dyn Session) -> Result<(), ApiError>,
+) -> Result<Json<Value>, ApiError> {
+    let entry = app.entry(id)?;
+    let mut session = entry
+        .session
+        .try_lock()
+        .map_err(|_| ApiError::conflict("busy: an agent is thinking on this game"))?;
+    change(session.as_mut())?;
+    Ok(Json(entry.publish(id, session.as_ref())))
+}
+
+async fn play(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    payload: Result<Json<MoveBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let req = body(payload)?;
+    quick(&app, &id, |s| s.play(&req.mv))
+}
+
+async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+    quick(&app, &id, |s| s.undo())
+}
+
+async fn players(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    payload: Result<Json<PlayersBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let req = optional_body(payload)?;
+    quick(&app, &id, |s| {
+        s.set_players(req.black.as_deref(), req.white.as_deref())
+    })
+}
+
+async fn position(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    payload: Result<Json<PositionBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let req = body(payload)?;
+    if req.text.len() > 10_000 {
+        return Err(ApiError::bad_request("position text too long"));
+    }
+    quick(&app, &id, |s| s.set_position(&req.text))
+}
+
+/// What a heavy job does with the session; returns its JSON answer.
+type Job = Box<dyn FnOnce(&mut dyn Session) -> Result<Value, ApiError> + Send>;
+
+/// Runs a search on the worker pool under the game's lock, with a time limit.
+async fn heavy(
+    app: &Shared,
+    id: &str,
+    think: Duration,
+    announce: bool,
+    job: Job,
+) -> Result<Value, ApiError> {
+    let entry = app.entry(id)?;
+    let guard = Arc::clone(&entry.session)
+        .try_lock_owned()
+        .map_err(|_| ApiError::conflict("busy: an agent is thinking on this game"))?;
+    let permit = tokio::time::timeout(app.config.queue_wait, Arc::clone(&app.pool).acquire_owned())
+        .await
+        .map_err(|_| ApiError::unavailable("the server is busy: try again shortly"))?
+        .map_err(|_| ApiError::unavailable("the server is shutting down"))?;
+    entry.busy.store(true, Ordering::SeqCst);
+    if announce {
+        let side = entry
+            .state(id)
+            .get("to_move")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let agent = guard.agent_to_move().unwrap_or_default();
+        let _ = entry
+            .events
+            .send(("thinking", json!({"side": side, "agent": agent})));
+    }
+    let worker_entry = Arc::clone(&entry);
+    let worker_id = id.to_string();
+    let task = tokio::task::spawn_blocking(move || {
+        let mut guard = guard;
+        let result = job(guard.as_mut());
+        worker_entry.busy.store(false, Ordering::SeqCst);
+        let state = worker_entry.publish(&worker_id, guard.as_ref());
+        drop(guard);
+        drop(permit);
+        (result, state)
+    });
+    // Agents stop by their time budget; this is the backstop for one that does not.
+    let limit = think + Duration::from_secs(20);
+    match tokio::time::timeout(limit, task).await {
+        Ok(Ok((Ok(answer), state))) => Ok(json!({"answer": answer, "state": state})),
+        Ok(Ok((Err(e), _))) => Err(e),
+        Ok(Err(_)) => {
+            entry.busy.store(false, Ordering::SeqCst);
+            Err(ApiError::internal("the agent crashed"))
+        }
+        Err(_) => Err(ApiError::unavailable(
+            "the agent is taking too long; the game stays busy until it finishes",
+        )),
+    }
+}
+
+async fn agent_move(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    payload: Result<Json<ThinkBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let req = optional_body(payload)?;
+    let think = app.think_time(req.time_ms);
+    // Refuse at once when no agent is to move (before queueing).
+    {
+        let entry = app.entry(&id)?;
+        let session = entry
+            .session
+            .try_lock()
+            .map_err(|_| ApiError::conflict("busy: an agent is thinking on this game"))?;
+        session.agent_to_move()?;
+    }
+    let result = heavy(
+        &app,
+        &id,
+        think,
+        true,
+        Box::new(move |s| s.agent_move(think)),
+    )
+    .await?;
+    let decision = result.get("answer").cloned().unwrap_or(Value::Null);
+    if let Ok(entry) = app.entry(&id) {
+        let _ = entry.events.send(("decision", decision.clone()));
+    }
+    Ok(Json(json!({
+        "state": result.get("state").cloned().unwrap_or(Value::Null),
+        "decision": decision,
+    })))
+}
+
+async fn hint(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    payload: Result<Json<ThinkBody>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let req = optional_body(payload)?;
+    let think = app.think_time(req.time_ms);
+    let result = heavy(&app, &id, think, false, Box::new(move |s| s.hint(think))).await?;
+    Ok(Json(result.get("answer").cloned().unwrap_or(Value::Null)))
+}
+
+async fn analysis(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    query: Result<Query<TimeQuery>, QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Query(q) = query.map_err(|_| ApiError::bad_request("expected ?time_ms=N"))?;
+    let think = app.think_time(q.time_ms);
+    let result = heavy(
+        &app,
+        &id,
+        think,
+        false,
+        Box::new(move |s| Ok(s.analysis(think))),
+    )
+    .await?;
+    Ok(Json(result.get("answer").cloned().unwrap_or(Value::Null)))
+}
+
+async fn events(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let entry = app.entry(&id)?;
+    let first = entry.state(&id);
+    let rx = entry.events.subscribe();
+    let initial = stream::once(async move {
+        Ok::<Event, Infallible>(Event::default().event("state").data(first.to_string()))
+    });
+    let updates = stream::unfold(rx, |mut rx| async move {
+        loop {
+            match rx.recv().await {
+                Ok((name, data)) => {
+                    let event = Event::default().event(name).data(data.to_string());
+                    return Some((Ok(event), rx));
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    });
+    use futures_util::StreamExt;
+    Ok(Sse::new(initial.chain(updates)).keep_alive(KeepAlive::default()))
+}

@@ -1,0 +1,380 @@
+//! One game in the app: the position history, who plays each side, the agents, and the JSON
+//! views of it. [`Session`] is the object-safe face the server keeps per game id.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use game::Color;
+use search::{Agent, Budget, Decision, Registry};
+use serde_json::{json, Value};
+
+use crate::error::ApiError;
+use crate::view::WebGame;
+
+/// A game the server holds, whatever its type.
+pub trait Session: Send {
+    /// The state as JSON (without the server's `id` and `busy`).
+    fn state(&self) -> Value;
+    /// Plays a move given in the game's notation.
+    ///
+    /// # Errors
+    /// 422 for an unreadable or illegal move.
+    fn play(&mut self, mv: &str) -> Result<(), ApiError>;
+    /// The spec of the agent to move, or an error when a human is to move or the game is over.
+    ///
+    /// # Errors
+    /// 409 when no agent is to move.
+    fn agent_to_move(&self) -> Result<String, ApiError>;
+    /// Lets the agent of the side to move play, thinking at most `time`.
+    ///
+    /// # Errors
+    /// 409 when no agent is to move; 500 when the agent fails.
+    fn agent_move(&mut self, time: Duration) -> Result<Value, ApiError>;
+    /// Takes back to the human's previous turn (one move without exactly one human).
+    ///
+    /// # Errors
+    /// 409 when there is nothing to undo.
+    fn undo(&mut self) -> Result<(), ApiError>;
+    /// The hint agent's move for the side to move, without playing it.
+    ///
+    /// # Errors
+    /// 409 when the game is over.
+    fn hint(&mut self, time: Duration) -> Result<Value, ApiError>;
+    /// Changes who plays.
+    ///
+    /// # Errors
+    /// 400 for a bad spec.
+    fn set_players(&mut self, black: Option<&str>, white: Option<&str>) -> Result<(), ApiError>;
+    /// Replaces the game by a transcript or board string.
+    ///
+    /// # Errors
+    /// 422 when the text is neither.
+    fn set_position(&mut self, text: &str) -> Result<(), ApiError>;
+    /// Scores of the legal moves.
+    fn analysis(&self, time: Duration) -> Value;
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}
+
+const HUMAN: &str = "human";
+
+fn is_human(spec: &str) -> bool {
+    spec.trim().eq_ignore_ascii_case(HUMAN)
+}
+
+/// A game of type `G`.
+pub struct GameSession<G: WebGame> {
+    registry: Arc<Registry<G>>,
+    hint_spec: String,
+    players: [String; 2],
+    agents: [Option<Box<dyn Agent<G>>>; 2],
+    /// `positions[i]` is the position before `moves[i]`; the last is the current one.
+    positions: Vec<G>,
+    moves: Vec<G::Move>,
+    /// Per move: the mover's agent evaluation from black's point of view, when known.
+    evals: Vec<Option<i32>>,
+    seed: u64,
+}
+
+impl<G: WebGame> GameSession<G> {
+    /// A new game from the start.
+    ///
+    /// # Errors
+    /// 400 when a player spec is not an agent of this game.
+    pub fn new(
+        registry: Arc<Registry<G>>,
+        hint_spec: &str,
+        black: &str,
+        white: &str,
+        seed: u64,
+    ) -> Result<Self, ApiError> {
+        let mut session = GameSession {
+            registry,
+            hint_spec: hint_spec.to_string(),
+            players: [HUMAN.into(), HUMAN.into()],
+            agents: [None, None],
+            positions: vec![G::start()],
+            moves: Vec::new(),
+            evals: Vec::new(),
+            seed,
+        };
+        session.set_players(Some(black), Some(white))?;
+        Ok(session)
+    }
+
+    fn current(&self) -> &G {
+        // `positions` always holds at least the start.
+        &self.positions[self.positions.len() - 1]
+    }
+
+    fn build(&self, spec: &str, seed: u64) -> Result<Option<Box<dyn Agent<G>>>, ApiError> {
+        if is_human(spec) {
+            return Ok(None);
+        }
+        self.registry
+            .build(spec, seed)
+            .map(Some)
+            .map_err(|e| ApiError::bad_request(format!("{spec:?}: {e}")))
+    }
+
+    fn record(&mut self, mv: G::Move, next: G, eval: Option<i32>) {
+        for agent in self.agents.iter_mut().flatten() {
+            agent.observe(mv, &next);
+        }
+        self.positions.push(next);
+        self.moves.push(mv);
+        self.evals.push(eval);
+    }
+
+    fn reset_agents(&mut self) {
+        for agent in self.agents.iter_mut().flatten() {
+            agent.new_game();
+        }
+    }
+
+    fn decision_json(
+        &self,
+        d: &Decision<G::Move>,
+        agent: &str,
+        side: Color,
+        elapsed: Duration,
+    ) -> Value {
+        json!({
+            "move": d.mv.to_string(),
+            "index": G::display_index(d.mv),
+            "score": d.score,
+            "pv": d.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "depth": d.depth,
+            "nodes": d.nodes,
+            "time_ms": elapsed.as_millis() as u64,
+            "agent": agent,
+            "side": color_name(side),
+        })
+    }
+}
+
+impl<G: WebGame> Session for GameSession<G> {
+    fn state(&self) -> Value {
+        let pos = self.current();
+        let over = pos.is_over();
+        let side = pos.side_to_move();
+        let legal: Vec<Value> = pos
+            .legal_moves()
+            .into_iter()
+            .map(|mv| json!({"move": mv.to_string(), "index": G::display_index(mv)}))
+            .collect();
+        let last = self.moves.last().map(|&mv| {
+            let mover = self.positions[self.positions.len() - 2].side_to_move();
+            json!({
+                "move": mv.to_string(),
+                "index": G::display_index(mv),
+                "color": color_name(mover),
+                "pass": G::is_pass(mv),
+            })
+        });
+        let flipped = match (self.moves.last(), self.positions.len()) {
+            (Some(&mv), n) if n >= 2 => G::flipped(&self.positions[n - 2], mv),
+            _ => Vec::new(),
+        };
+        let notice = match (self.moves.last(), self.positions.len()) {
+            (Some(&mv), n) if n >= 2 && G::is_pass(mv) => {
+                let mover = self.positions[n - 2].side_to_move();
+                Some(format!(
+                    "{} has no move and passes.",
+                    if mover == Color::Black {
+                        "Black"
+                    } else {
+                        "White"
+                    }
+                ))
+            }
+            _ => None,
+        };
+        let (black, white) = pos.counts();
+        let result = pos.outcome().map(|o| {
+            json!({
+                "winner": o.winner().map(color_name),
+                "text": pos.result_text(),
+            })
+        });
+        json!({
+            "game": G::ID,
+            "family": G::FAMILY,
+            "size": G::BOARD_SIZE,
+            "rule": G::rule(),
+            "files": G::files(),
+            "ranks": G::ranks(),
+            "cells": pos.cells(),
+            "to_move": color_name(side),
+            "players": {"black": self.players[0], "white": self.players[1]},
+            "human_to_move": !over && is_human(&self.players[side.index()]),
+            "legal": legal,
+            "must_pass": pos.must_pass(),
+            "last": last,
+            "flipped": flipped,
+            "winning_line": pos.winning_line(),
+            "forbidden": pos.forbidden(),
+            "counts": {"black": black, "white": white},
+            "notice": notice,
+            "over": over,
+            "result": result,
+            "moves": self.moves.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "transcript": G::transcript(&self.moves),
+            "board_string": pos.board_string(),
+            "evals": self.evals,
+        })
+    }
+
+    fn play(&mut self, text: &str) -> Result<(), ApiError> {
+        let pos = self.current().clone();
+        if pos.is_over() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        let mv = G::parse_move(text.trim())
+            .map_err(|e| ApiError::unprocessable(format!("{:?}: {e}", clip(text))))?;
+        let next = pos
+            .play(mv)
+            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        self.record(mv, next, None);
+        Ok(())
+    }
+
+    fn agent_to_move(&self) -> Result<String, ApiError> {
+        let pos = self.current();
+        if pos.is_over() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        let side = pos.side_to_move();
+        let spec = &self.players[side.index()];
+        if is_human(spec) {
+            return Err(ApiError::conflict(format!(
+                "{} is played by a human: send a move",
+                color_name(side)
+            )));
+        }
+        Ok(spec.clone())
+    }
+
+    fn agent_move(&mut self, time: Duration) -> Result<Value, ApiError> {
+        let spec = self.agent_to_move()?;
+        let pos = self.current().clone();
+        let side = pos.side_to_move();
+        let started = Instant::now();
+        let Some(agent) = self.agents[side.index()].as_mut() else {
+            return Err(ApiError::conflict("no agent for the side to move"));
+        };
+        let decision = agent
+            .select(&pos, &Budget::time(time))
+            .map_err(|e| ApiError::internal(format!("{spec}: {e}")))?;
+        let elapsed = started.elapsed();
+        let next = pos
+            .play(decision.mv)
+            .map_err(|e| ApiError::internal(format!("{spec} chose an illegal move: {e}")))?;
+        let eval = decision
+            .score
+            .map(|s| if side == Color::Black { s } else { -s });
+        let json = self.decision_json(&decision, &spec, side, elapsed);
+        self.record(decision.mv, next, eval);
+        Ok(json)
+    }
+
+    fn undo(&mut self) -> Result<(), ApiError> {
+        if self.moves.is_empty() {
+            return Err(ApiError::conflict("nothing to undo"));
+        }
+        let humans = self.players.iter().filter(|p| is_human(p)).count();
+        let target = if humans == 1 {
+            (0..self.positions.len() - 1)
+                .rev()
+                .find(|&i| is_human(&self.players[self.positions[i].side_to_move().index()]))
+        } else {
+            Some(self.positions.len() - 2)
+        };
+        let Some(i) = target else {
+            return Err(ApiError::conflict(
+                "no earlier position where the human is to move",
+            ));
+        };
+        self.positions.truncate(i + 1);
+        self.moves.truncate(i);
+        self.evals.truncate(i);
+        self.reset_agents();
+        Ok(())
+    }
+
+    fn hint(&mut self, time: Duration) -> Result<Value, ApiError> {
+        let pos = self.current().clone();
+        if pos.is_over() {
+            return Err(ApiError::conflict("the game is over"));
+        }
+        let mut agent = self
+            .build(&self.hint_spec.clone(), self.seed)?
+            .ok_or_else(|| ApiError::internal("no hint agent"))?;
+        let started = Instant::now();
+        let d = agent
+            .select(&pos, &Budget::time(time))
+            .map_err(|e| ApiError::internal(e.to_string()))?;
+        Ok(self.decision_json(&d, &self.hint_spec, pos.side_to_move(), started.elapsed()))
+    }
+
+    fn set_players(&mut self, black: Option<&str>, white: Option<&str>) -> Result<(), ApiError> {
+        let mut specs = self.players.clone();
+        if let Some(b) = black {
+            specs[0] = b.trim().to_string();
+        }
+        if let Some(w) = white {
+            specs[1] = w.trim().to_string();
+        }
+        // Build both before changing anything.
+        let black_agent = self.build(&specs[0], self.seed)?;
+        let white_agent = self.build(&specs[1], self.seed.wrapping_add(1))?;
+        self.players = specs.map(|s| if is_human(&s) { HUMAN.to_string() } else { s });
+        self.agents = [black_agent, white_agent];
+        Ok(())
+    }
+
+    fn set_position(&mut self, text: &str) -> Result<(), ApiError> {
+        let (moves, last) = G::parse_position(text).map_err(ApiError::unprocessable)?;
+        let mut positions = vec![G::start()];
+        if moves.is_empty() {
+            positions = vec![last];
+        } else {
+            for &mv in &moves {
+                let next = positions[positions.len() - 1].play_unchecked(mv);
+                positions.push(next);
+            }
+        }
+        self.evals = vec![None; moves.len()];
+        self.positions = positions;
+        self.moves = moves;
+        self.reset_agents();
+        Ok(())
+    }
+
+    fn analysis(&self, time: Duration) -> Value {
+        let moves: Vec<Value> = self
+            .current()
+            .analyse(time)
+            .into_iter()
+            .map(|s| {
+                json!({
+                    "move": s.mv.to_string(),
+                    "index": G::display_index(s.mv),
+                    "score": s.score,
+                    "exact": s.exact,
+                })
+            })
+            .collect();
+        json!({ "moves": moves })
+    }
+}
+
+/// At most 40 characters of user text, for messages.
+pub(crate) fn clip(text: &str) -> String {
+    text.chars().take(40).collect()
+}

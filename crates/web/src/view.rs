@@ -1,0 +1,420 @@
+//! What the app needs of a game beyond [`game::Game`]: display order of the points, labels,
+//! counts, what the last move changed, results in words, position text, and move analysis.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use game::{Color, Game};
+use gomoku::{Gomoku, Point, Rule, Variant, DIRECTIONS};
+use othello::{Move, Othello, Square};
+use othello_engine::{Heuristic, Solver};
+use search::{Agent, AlphaBeta, AlphaBetaConfig, Budget};
+
+/// One analysed move: the mover's score and whether it is exact.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scored<M> {
+    /// The move.
+    pub mv: M,
+    /// Its score from the mover's point of view (Othello: discs; Gomoku: engine units).
+    pub score: i32,
+    /// Proven by an exact search.
+    pub exact: bool,
+}
+
+/// The presentation of one game family.
+pub trait WebGame: Game {
+    /// `othello` or `gomoku`.
+    const FAMILY: &'static str;
+    /// The rule name for Gomoku, `None` for Othello.
+    fn rule() -> Option<&'static str>;
+    /// The display index (top-left first, row by row) of a board move; `None` for a pass.
+    fn display_index(mv: Self::Move) -> Option<usize>;
+    /// Column labels left to right.
+    fn files() -> Vec<String> {
+        (0..Self::BOARD_SIZE)
+            .map(|c| char::from(b'a' + c as u8).to_string())
+            .collect()
+    }
+    /// Row labels top to bottom.
+    fn ranks() -> Vec<String>;
+    /// The stone on each point in display order: `X`, `O` or `-`.
+    fn cells(&self) -> String;
+    /// Discs or stones per colour.
+    fn counts(&self) -> (u32, u32);
+    /// Whether the move is a pass.
+    fn is_pass(mv: Self::Move) -> bool;
+    /// Whether the side to move must pass.
+    fn must_pass(&self) -> bool {
+        false
+    }
+    /// Display indices whose stones `mv` (played in `before`) turned over.
+    fn flipped(_before: &Self, _mv: Self::Move) -> Vec<usize> {
+        Vec::new()
+    }
+    /// Display indices of the winning line, once the game is won.
+    fn winning_line(&self) -> Vec<usize> {
+        Vec::new()
+    }
+    /// Display indices the side to move may not play although they are empty (renju fouls).
+    fn forbidden(&self) -> Vec<usize> {
+        Vec::new()
+    }
+    /// The result in words, once the game is over.
+    fn result_text(&self) -> String;
+    /// The moves as a transcript.
+    fn transcript(moves: &[Self::Move]) -> String;
+    /// Parses a transcript (replayed from the start) or a board string: the moves (empty for a
+    /// board string) and the final position.
+    ///
+    /// # Errors
+    /// A message saying why the text is neither.
+    fn parse_position(text: &str) -> Result<(Vec<Self::Move>, Self), String>;
+    /// Scores for the side to move's moves within about `time`.
+    fn analyse(&self, time: Duration) -> Vec<Scored<Self::Move>>;
+    /// The board string of the position.
+    fn board_string(&self) -> String {
+        self.to_string()
+    }
+}
+
+fn othello_square_index<const N: usize>(sq: Square) -> usize {
+    sq.row() * N + sq.col()
+}
+
+impl<const N: usize> WebGame for Othello<N> {
+    const FAMILY: &'static str = "othello";
+
+    fn rule() -> Option<&'static str> {
+        None
+    }
+
+    fn display_index(mv: Move) -> Option<usize> {
+        match mv {
+            Move::Place(sq) if sq.on_board(N) => Some(othello_square_index::<N>(sq)),
+            _ => None,
+        }
+    }
+
+    fn ranks() -> Vec<String> {
+        (1..=N).map(|r| r.to_string()).collect()
+    }
+
+    fn cells(&self) -> String {
+        let mut out = String::with_capacity(N * N);
+        for r in 0..N {
+            for c in 0..N {
+                let bit = Square::new(r, c).map_or(0, Square::bit);
+                out.push(if self.discs(Color::Black) & bit != 0 {
+                    'X'
+                } else if self.discs(Color::White) & bit != 0 {
+                    'O'
+                } else {
+                    '-'
+                });
+            }
+        }
+        out
+    }
+
+    fn counts(&self) -> (u32, u32) {
+        (self.count(Color::Black), self.count(Color::White))
+    }
+
+    fn is_pass(mv: Move) -> bool {
+        mv == Move::Pass
+    }
+
+    fn must_pass(&self) -> bool {
+        Othello::must_pass(self)
+    }
+
+    fn flipped(before: &Self, mv: Move) -> Vec<usize> {
+        let Move::Place(sq) = mv else {
+            return Vec::new();
+        };
+        let flips = before.flips(sq);
+        (0..64u32)
+            .filter(|&i| flips >> i & 1 != 0)
+            .filter_map(Square::from_index)
+            .filter(|s| s.on_board(N))
+            .map(othello_square_index::<N>)
+            .collect()
+    }
+
+    fn result_text(&self) -> String {
+        let Some(outcome) = self.outcome() else {
+            return String::new();
+        };
+        let (b, w) = self.counts();
+        let empty = self.empty().count_ones();
+        match outcome.winner() {
+            Some(winner) => {
+                let (bs, ws) = if winner == Color::Black {
+                    (b + empty, w)
+                } else {
+                    (b, w + empty)
+                };
+                let name = if winner == Color::Black {
+                    "Black"
+                } else {
+                    "White"
+                };
+                format!("{name} wins {}-{}.", bs.max(ws), bs.min(ws))
+            }
+            None => format!("Draw, {}-{}.", b + empty / 2, w + empty / 2),
+        }
+    }
+
+    fn transcript(moves: &[Move]) -> String {
+        othello::transcript(moves)
+    }
+
+    fn parse_position(text: &str) -> Result<(Vec<Move>, Self), String> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err("empty position: give a transcript like f5d6c3 or a board string".into());
+        }
+        if let Ok(pos) = Othello::<N>::from_board_string(text) {
+            return Ok((Vec::new(), pos));
+        }
+        match othello::replay_transcript::<N>(text) {
+            Ok(replay) => Ok((replay.moves().to_vec(), *replay.last())),
+            Err(e) => Err(format!(
+                "not a board string ({} squares X/O/- and the side to move) nor a legal transcript: {e}",
+                N * N
+            )),
+        }
+    }
+
+    fn analyse(&self, time: Duration) -> Vec<Scored<Move>> {
+        let moves = self.legal_moves();
+        if moves.is_empty() {
+            return Vec::new();
+        }
+        let empties = self.empty().count_ones();
+        // Exact from 14 empties (a few milliseconds per move); else a heuristic search.
+        if empties <= 14 {
+            let mut solver = Solver::<N>::new(18);
+            return moves
+                .iter()
+                .map(|&mv| {
+                    let child = self.play_unchecked(mv);
+                    let score = if child.is_over() {
+                        child
+                            .outcome()
+                            .map_or(0, |o| o.score_for(self.side_to_move()))
+                    } else {
+                        let s = solver.solve(&child).score;
+                        if child.side_to_move() == self.side_to_move() {
+                            s
+                        } else {
+                            -s
+                        }
+                    };
+                    Scored {
+                        mv,
+                        score,
+                        exact: true,
+                    }
+                })
+                .collect();
+        }
+        let share = time / moves.len().max(1) as u32;
+        let started = Instant::now();
+        moves
+            .iter()
+            .map(|&mv| {
+                let child = self.play_unchecked(mv);
+                let mut ab = AlphaBeta::new(
+                    Arc::new(Heuristic::<N>::default()),
+                    AlphaBetaConfig {
+                        depth: Some(8),
+                        time: Some(share.max(Duration::from_millis(5))),
+                        ..AlphaBetaConfig::default()
+                    },
+                );
+                let child_score = if child.is_over() {
+                    child
+                        .outcome()
+                        .map_or(0, |o| o.score_for(child.side_to_move()) * 100)
+                } else {
+                    ab.select(&child, &Budget::default())
+                        .ok()
+                        .and_then(|d| d.score)
+                        .unwrap_or(0)
+                };
+                let _ = started;
+                let mine = if child.side_to_move() == self.side_to_move() {
+                    child_score
+                } else {
+                    -child_score
+                };
+                // The heuristic counts 100 per disc; proven results carry the margin.
+                let score = if mine.abs() >= search::WIN {
+                    mine.signum() * (mine.abs() - search::WIN)
+                } else {
+                    mine / 100
+                };
+                Scored {
+                    mv,
+                    score,
+                    exact: mine.abs() >= search::WIN,
+                }
+            })
+            .collect()
+    }
+}
+
+fn gomoku_index<V: Variant>(p: Point) -> usize {
+    (V::SIZE - 1 - p.row()) * V::SIZE + p.col()
+}
+
+impl<V: Variant> WebGame for Gomoku<V> {
+    const FAMILY: &'static str = "gomoku";
+
+    fn rule() -> Option<&'static str> {
+        Some(V::RULE.name())
+    }
+
+    fn display_index(mv: Point) -> Option<usize> {
+        mv.on_board(V::SIZE).then(|| gomoku_index::<V>(mv))
+    }
+
+    fn ranks() -> Vec<String> {
+        (1..=V::SIZE).rev().map(|r| r.to_string()).collect()
+    }
+
+    fn cells(&self) -> String {
+        let n = V::SIZE;
+        let mut out = String::with_capacity(n * n);
+        for r in (0..n).rev() {
+            for c in 0..n {
+                out.push(match Point::new(r, c).and_then(|p| self.board().stone(p)) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None => '-',
+                });
+            }
+        }
+        out
+    }
+
+    fn counts(&self) -> (u32, u32) {
+        let board = self.board();
+        let mut counts = (0, 0);
+        for p in board.points() {
+            match board.stone(p) {
+                Some(Color::Black) => counts.0 += 1,
+                Some(Color::White) => counts.1 += 1,
+                None => {}
+            }
+        }
+        counts
+    }
+
+    fn is_pass(_mv: Point) -> bool {
+        false
+    }
+
+    fn winning_line(&self) -> Vec<usize> {
+        let board = self.board();
+        let Some(winner) = board.winner() else {
+            return Vec::new();
+        };
+        let n = V::SIZE as i32;
+        let mut line = Vec::new();
+        for p in board.points().filter(|&p| board.stone(p) == Some(winner)) {
+            for (dr, dc) in DIRECTIONS {
+                if !board
+                    .rule()
+                    .wins(winner, board.run_through(p, (dr, dc), winner))
+                {
+                    continue;
+                }
+                let (mut r, mut c) = (p.row() as i32, p.col() as i32);
+                while r >= 0 && c >= 0 && r < n && c < n {
+                    let Some(q) = Point::new(r as usize, c as usize) else {
+                        break;
+                    };
+                    if board.stone(q) != Some(winner) {
+                        break;
+                    }
+                    let index = gomoku_index::<V>(q);
+                    if !line.contains(&index) {
+                        line.push(index);
+                    }
+                    r += dr;
+                    c += dc;
+                }
+            }
+        }
+        line
+    }
+
+    fn forbidden(&self) -> Vec<usize> {
+        let board = self.board();
+        if board.rule() != Rule::Renju || board.side_to_move() != Color::Black || board.is_over() {
+            return Vec::new();
+        }
+        board
+            .points()
+            .filter(|&p| board.foul(p).is_some())
+            .map(gomoku_index::<V>)
+            .collect()
+    }
+
+    fn result_text(&self) -> String {
+        match self.outcome().map(|o| o.winner()) {
+            None => String::new(),
+            Some(Some(Color::Black)) => "Black wins with five in a row.".into(),
+            Some(Some(Color::White)) => "White wins with five in a row.".into(),
+            Some(None) => "Draw: the board is full.".into(),
+        }
+    }
+
+    fn transcript(moves: &[Point]) -> String {
+        moves
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn parse_position(text: &str) -> Result<(Vec<Point>, Self), String> {
+        let text = text.trim();
+        if let Ok(pos) = text.parse::<Gomoku<V>>() {
+            return Ok((Vec::new(), pos));
+        }
+        let mut pos = Gomoku::<V>::start();
+        let mut moves = Vec::new();
+        for (k, word) in text
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .enumerate()
+        {
+            let mv = Self::parse_move(word).map_err(|e| {
+                format!("not a board string nor a list of moves: move {} {e}", k + 1)
+            })?;
+            pos = pos
+                .play(mv)
+                .map_err(|e| format!("move {} ({word}): {e}", k + 1))?;
+            moves.push(mv);
+        }
+        if moves.is_empty() {
+            return Err("empty position: give moves like `h8 h9 i8` or a board string".into());
+        }
+        Ok((moves, pos))
+    }
+
+    fn analyse(&self, time: Duration) -> Vec<Scored<Point>> {
+        let mut engine = gomoku_engine::GomokuEngine::new(gomoku_engine::EngineConfig::default());
+        match engine.think(self.board(), &Budget::time(time)) {
+            Some(d) => vec![Scored {
+                mv: d.mv,
+                score: d.score.unwrap_or(0),
+                exact: false,
+            }],
+            None => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,505 @@
+//! The JSON API through the router: every route, every kind of bad input (malformed JSON,
+//! unknown games and agents, illegal and out-of-range moves, unknown ids), busy games, and
+//! whole games to the end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use search::{Registry, ZeroEvaluator};
+use web::{Catalog, ServerConfig};
+
+fn catalog() -> Catalog {
+    let othello6 = Registry::<othello::Othello6>::generic(
+        Arc::new(othello_engine::Heuristic::<6>::default()),
+        Arc::new(othello_engine::DiscDifference),
+    );
+    let othello8 = Registry::<othello::Othello8>::generic(
+        Arc::new(othello_engine::Heuristic::<8>::default()),
+        Arc::new(othello_engine::DiscDifference),
+    );
+    let renju =
+        Registry::<gomoku::Renju15>::generic(Arc::new(ZeroEvaluator), Arc::new(ZeroEvaluator));
+    let gomoku15 =
+        Registry::<gomoku::Gomoku15>::generic(Arc::new(ZeroEvaluator), Arc::new(ZeroEvaluator));
+    Catalog::new()
+        .with("Othello 6x6", othello6, "random", "greedy")
+        .with("Othello 8x8", othello8, "alphabeta:time=3s", "greedy")
+        .with("Gomoku 15x15", gomoku15, "random", "greedy")
+        .with("Renju 15x15", renju, "random", "greedy")
+}
+
+fn app() -> Router {
+    web::router(catalog(), ServerConfig::default())
+}
+
+async fn call(app: &Router, method: &str, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if body.is_some() {
+        req = req.header("content-type", "application/json");
+    }
+    let req = req
+        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+        .expect("request");
+    let resp = app.clone().oneshot(req).await.expect("response");
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    (status, value)
+}
+
+async fn new_game(app: &Router, body: Value) -> Value {
+    let (status, state) = call(app, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{state}");
+    state
+}
+
+fn id(state: &Value) -> String {
+    state["id"].as_str().expect("id").to_string()
+}
+
+#[tokio::test]
+async fn catalog_agents_and_static_files() {
+    let app = app();
+    let (status, cat) = call(&app, "GET", "/api/catalog", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let ids: Vec<&str> = cat["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["othello6", "othello8", "gomoku15", "renju15"]);
+    let (status, agents) = call(&app, "GET", "/api/agents?game=othello6", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(agents["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a["name"] == "alphabeta"));
+    for bad in ["/api/agents", "/api/agents?game=chess"] {
+        let (status, err) = call(&app, "GET", bad, None).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(err["error"].as_str().is_some());
+    }
+    let (status, err) = call(&app, "GET", "/nope", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(err["error"].as_str().is_some());
+    let resp = app
+        .clone()
+        .oneshot(Request::builder().uri("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn creating_games_validates_everything() {
+    let app = app();
+    let state = new_game(
+        &app,
+        json!({"game": "othello6", "black": "human", "white": "greedy", "seed": 3}),
+    )
+    .await;
+    assert_eq!(state["id"].as_str().unwrap().len(), 32);
+    assert_eq!(state["to_move"], "black");
+    assert_eq!(state["legal"].as_array().unwrap().len(), 4);
+    assert_eq!(state["counts"], json!({"black": 2, "white": 2}));
+    assert_eq!(state["players"]["white"], "greedy");
+    // Defaults: black human, white the game's default agent.
+    let state = new_game(&app, json!({"game": "gomoku15"})).await;
+    assert_eq!(
+        state["players"],
+        json!({"black": "human", "white": "random"})
+    );
+    assert_eq!(state["cells"].as_str().unwrap().len(), 225);
+
+    for (body, want) in [
+        ("{", StatusCode::BAD_REQUEST),
+        ("[]", StatusCode::BAD_REQUEST),
+        (r#"{"game": 5}"#, StatusCode::BAD_REQUEST),
+        (r#"{"game": "chess"}"#, StatusCode::BAD_REQUEST),
+        (
+            r#"{"game": "othello6", "white": "alphabeta:dpth=3"}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            r#"{"game": "othello6", "black": "deep-blue"}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            r#"{"game": "othello6", "colour": "red"}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            r#"{"game": "othello6", "seed": -1}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let (status, err) = call(&app, "POST", "/api/games", Some(body)).await;
+        assert_eq!(status, want, "{body}: {err}");
+        assert!(
+            err["error"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+    }
+    // No content type.
+    let resp = app
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method("POST")
+                .uri("/api/games")
+                .body(Body::from("{}"))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn bad_moves_change_nothing() {
+    let app = app();
+    let state = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let id = id(&state);
+    let uri = format!("/api/games/{id}/move");
+    for (body, want) in [
+        (r#"{"move": "a1"}"#, StatusCode::UNPROCESSABLE_ENTITY),
+        (r#"{"move": "g7"}"#, StatusCode::UNPROCESSABLE_ENTITY),
+        (r#"{"move": "z99"}"#, StatusCode::UNPROCESSABLE_ENTITY),
+        (r#"{"move": "pass"}"#, StatusCode::UNPROCESSABLE_ENTITY),
+        (r#"{"move": ""}"#, StatusCode::UNPROCESSABLE_ENTITY),
+        (r#"{"move": 3}"#, StatusCode::BAD_REQUEST),
+        (r#"{"mv": "c2"}"#, StatusCode::BAD_REQUEST),
+        ("not json", StatusCode::BAD_REQUEST),
+    ] {
+        let (status, err) = call(&app, "POST", &uri, Some(body)).await;
+        assert_eq!(status, want, "{body}: {err}");
+        assert!(err["error"].as_str().is_some(), "{body}");
+        let (_, now) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+        assert_eq!(now["cells"], state["cells"], "{body} changed the board");
+        assert_eq!(now["moves"], json!([]));
+    }
+    let (status, _) = call(&app, "POST", &uri, Some(r#"{"move": "C2"}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    // Unknown and malformed ids.
+    for bad in ["00000000000000000000000000000000", "x", "../../etc"] {
+        let (status, err) = call(&app, "GET", &format!("/api/games/{bad}"), None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{bad}");
+        assert!(err["error"].as_str().is_some());
+        let (status, _) = call(
+            &app,
+            "POST",
+            &format!("/api/games/{bad}/move"),
+            Some(r#"{"move":"c2"}"#),
+        )
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+    }
+}
+
+#[tokio::test]
+async fn agents_reply_undo_and_hint() {
+    let app = app();
+    let state = new_game(
+        &app,
+        json!({"game": "othello6", "white": "greedy", "seed": 1}),
+    )
+    .await;
+    let id = id(&state);
+    // Black is human: the agent may not move for it.
+    let (status, err) = call(&app, "POST", &format!("/api/games/{id}/agent-move"), None).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+    let (status, _) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(r#"{"move": "c2"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, reply) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/agent-move"),
+        Some(r#"{"time_ms": 100}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(reply["decision"]["side"], "white");
+    let state = &reply["state"];
+    assert_eq!(state["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(state["to_move"], "black");
+    assert!(state["human_to_move"].as_bool().unwrap());
+    assert_eq!(state["last"]["color"], "white");
+    assert!(!state["flipped"].as_array().unwrap().is_empty());
+    // The hint is a legal move and changes nothing.
+    let (status, hint) = call(&app, "POST", &format!("/api/games/{id}/hint"), None).await;
+    assert_eq!(status, StatusCode::OK, "{hint}");
+    let legal: Vec<&str> = state["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert!(legal.contains(&hint["move"].as_str().unwrap()), "{hint}");
+    // Undo goes back to the human's turn: the start.
+    let (status, back) = call(&app, "POST", &format!("/api/games/{id}/undo"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(back["moves"], json!([]));
+    let (status, _) = call(&app, "POST", &format!("/api/games/{id}/undo"), None).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    // Analysis scores every legal move.
+    let (status, analysis) = call(
+        &app,
+        "GET",
+        &format!("/api/games/{id}/analysis?time_ms=100"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{analysis}");
+    assert_eq!(analysis["moves"].as_array().unwrap().len(), 4);
+    let (status, _) = call(
+        &app,
+        "GET",
+        &format!("/api/games/{id}/analysis?time_ms=abc"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // Players can change; bad specs are refused and change nothing.
+    let (status, err) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/players"),
+        Some(r#"{"white": "nonsense"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    let (status, st) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/players"),
+        Some(r#"{"black": "random"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(st["players"], json!({"black": "random", "white": "greedy"}));
+}
+
+#[tokio::test]
+async fn positions_from_transcripts_and_board_strings() {
+    let app = app();
+    let state = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let id = id(&state);
+    let uri = format!("/api/games/{id}/position");
+    let (status, st) = call(&app, "POST", &uri, Some(r#"{"text": "c2b4"}"#)).await;
+    assert_eq!(status, StatusCode::OK, "{st}");
+    assert_eq!(st["moves"], json!(["c2", "b4"]));
+    assert_eq!(st["transcript"], "c2b4");
+    let board = st["board_string"].as_str().unwrap().to_string();
+    let (status, st2) = call(
+        &app,
+        "POST",
+        &uri,
+        Some(&json!({"text": board}).to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(st2["cells"], st["cells"]);
+    assert_eq!(st2["moves"], json!([]));
+    for bad in [
+        r#"{"text": "c2c2"}"#,
+        r#"{"text": "hello"}"#,
+        r#"{"text": ""}"#,
+    ] {
+        let (status, err) = call(&app, "POST", &uri, Some(bad)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {err}");
+        let (_, now) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+        assert_eq!(now["cells"], st2["cells"]);
+    }
+}
+
+#[tokio::test]
+async fn gomoku_marks_fouls_and_the_winning_line() {
+    let app = app();
+    let state = new_game(&app, json!({"game": "renju15", "white": "human"})).await;
+    let id = id(&state);
+    let uri = format!("/api/games/{id}/position");
+    // Black f8 g8 h6 h7 (white elsewhere), black to move: h8 is a double three.
+    let (status, st) = call(
+        &app,
+        "POST",
+        &uri,
+        Some(r#"{"text": "f8 a1 g8 a3 h6 a5 h7 a7"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{st}");
+    let forbidden = st["forbidden"].as_array().unwrap();
+    // h8: rank 8 is row 7 from the top of 15 ranks, file h is column 7.
+    assert!(forbidden.contains(&json!(7 * 15 + 7)), "{forbidden:?}");
+    let (status, err) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(r#"{"move": "h8"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    // Five in a row ends the game with the line marked.
+    let (status, st) = call(
+        &app,
+        "POST",
+        &uri,
+        Some(r#"{"text": "a15 b1 b15 c1 c15 d1 d15 e1 e15"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{st}");
+    assert!(st["over"].as_bool().unwrap());
+    assert_eq!(st["result"]["winner"], "black");
+    assert_eq!(st["winning_line"].as_array().unwrap().len(), 5);
+    let (status, _) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(r#"{"move": "o1"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT);
+}
+
+#[tokio::test]
+async fn a_whole_6x6_game_against_random() {
+    let app = app();
+    let state = new_game(
+        &app,
+        json!({"game": "othello6", "white": "random", "seed": 5}),
+    )
+    .await;
+    let id = id(&state);
+    let mut state = state;
+    let mut plies = 0;
+    while !state["over"].as_bool().unwrap() {
+        plies += 1;
+        assert!(plies < 200, "the game does not end");
+        if state["human_to_move"].as_bool().unwrap() {
+            let mv = if state["must_pass"].as_bool().unwrap() {
+                "pass".to_string()
+            } else {
+                state["legal"][0]["move"].as_str().unwrap().to_string()
+            };
+            let (status, st) = call(
+                &app,
+                "POST",
+                &format!("/api/games/{id}/move"),
+                Some(&json!({"move": mv}).to_string()),
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{st}");
+            state = st;
+        } else {
+            let (status, reply) =
+                call(&app, "POST", &format!("/api/games/{id}/agent-move"), None).await;
+            assert_eq!(status, StatusCode::OK, "{reply}");
+            state = reply["state"].clone();
+        }
+    }
+    let text = state["result"]["text"].as_str().unwrap();
+    assert!(text.contains("wins") || text.contains("Draw"), "{text}");
+    let (b, w) = (
+        state["counts"]["black"].as_u64().unwrap(),
+        state["counts"]["white"].as_u64().unwrap(),
+    );
+    assert!(b + w <= 36);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thinking_game_is_busy_and_others_are_not() {
+    let app = app();
+    let state = new_game(
+        &app,
+        json!({"game": "othello8", "black": "alphabeta:time=3s", "white": "human"}),
+    )
+    .await;
+    let id = id(&state);
+    let other = id_of(new_game(&app, json!({"game": "othello6", "white": "human"})).await);
+    let thinking = {
+        let app = app.clone();
+        let id = id.clone();
+        tokio::spawn(async move {
+            call(
+                &app,
+                "POST",
+                &format!("/api/games/{id}/agent-move"),
+                Some(r#"{"time_ms": 1500}"#),
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, now) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(now["busy"], true);
+    let (status, err) = call(&app, "POST", &format!("/api/games/{id}/undo"), None).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+    // Another game is served meanwhile.
+    let (status, _) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{other}/move"),
+        Some(r#"{"move": "c2"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, reply) = thinking.await.expect("task");
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert!(reply["decision"]["time_ms"].as_u64().unwrap() <= 3000);
+    assert_eq!(reply["state"]["busy"], false);
+}
+
+fn id_of(state: Value) -> String {
+    id(&state)
+}
+
+#[tokio::test]
+async fn garbage_never_breaks_the_server() {
+    let app = app();
+    let state = new_game(&app, json!({"game": "gomoku15", "white": "human"})).await;
+    let id = id(&state);
+    let bodies = [
+        "",
+        "{}",
+        "null",
+        "\"x\"",
+        "{\"move\": null}",
+        "{\"time_ms\": -5}",
+        "{\"text\": 1}",
+        "\u{0}\u{1}",
+        "{\"move\": \"\u{202e}h8\"}",
+    ];
+    for route in ["move", "agent-move", "undo", "hint", "players", "position"] {
+        for body in bodies {
+            let (status, v) = call(
+                &app,
+                "POST",
+                &format!("/api/games/{id}/{route}"),
+                Some(body),
+            )
+            .await;
+            // `{}` is a valid body for some routes (hint, players: defaults); nothing is a 5xx.
+            assert!(!status.is_server_error(), "{route} {body:?}: {status} {v}");
+            if !status.is_success() {
+                assert!(v["error"].as_str().is_some(), "{route} {body:?}");
+            }
+        }
+    }
+    let (_, now) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(now["moves"], json!([]));
+}

@@ -1,0 +1,119 @@
+//! `stonelab serve` (the default command): the browser app on a local address.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use gomoku::presets;
+use web::{Catalog, ServerConfig};
+
+use crate::agents::{gomoku_registry, othello_registry};
+
+/// Options of `stonelab serve`.
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// The address to listen on (127.0.0.1: this machine only).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: IpAddr,
+    /// The port to listen on.
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    /// Agent searches running at once (default: the number of cores).
+    #[arg(long)]
+    pub workers: Option<usize>,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        ServeArgs {
+            host: IpAddr::from([127, 0, 0, 1]),
+            port: 8080,
+            workers: None,
+        }
+    }
+}
+
+/// Every game of the app with its agents, default opponent and hint agent.
+pub fn catalog() -> Catalog {
+    Catalog::new()
+        .with(
+            "Othello 8x8",
+            othello_registry::<8>(),
+            "alphabeta:time=1s",
+            "solver:time=2s",
+        )
+        .with(
+            "Othello 6x6",
+            othello_registry::<6>(),
+            "alphabeta:time=1s",
+            "solver:time=2s",
+        )
+        .with("Othello 4x4", othello_registry::<4>(), "dp", "dp")
+        .with(
+            "Gomoku 15x15 (freestyle)",
+            gomoku_registry::<presets::Freestyle15>(),
+            "gomoku:time=1s",
+            "gomoku:time=2s",
+        )
+        .with(
+            "Omok 19x19 (freestyle)",
+            gomoku_registry::<presets::Freestyle19>(),
+            "gomoku:time=1s",
+            "gomoku:time=2s",
+        )
+        .with(
+            "Gomoku 15x15 (exactly five)",
+            gomoku_registry::<presets::Standard15>(),
+            "gomoku:time=1s",
+            "gomoku:time=2s",
+        )
+        .with(
+            "Renju 15x15",
+            gomoku_registry::<presets::Renju15>(),
+            "gomoku:time=1s",
+            "gomoku:time=2s",
+        )
+        .with_models(models(Path::new("models")))
+}
+
+/// The trained models in `dir` (`*.safetensors`), by name.
+fn models(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let path = e.path();
+            (path.extension()? == "safetensors")
+                .then(|| path.file_stem()?.to_str().map(str::to_string))?
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Serves until Ctrl-C.
+pub fn run(args: &ServeArgs) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let addr = SocketAddr::new(args.host, args.port);
+        let listener = web::bind(addr).await.map_err(anyhow::Error::msg)?;
+        let local = listener.local_addr().unwrap_or(addr);
+        let mut config = ServerConfig::default();
+        if let Some(w) = args.workers {
+            config.workers = w.max(1);
+        }
+        println!("stonelab is running: open http://{local}/ in your browser (Ctrl-C stops it)");
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        web::serve(listener, catalog(), config, shutdown)
+            .await
+            .context("serving the app")
+    })
+}
