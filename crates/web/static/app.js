@@ -1,0 +1,1134 @@
+// stonelab web UI: plain JavaScript, no dependencies. Talks to the JSON API of API.md.
+'use strict';
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const SIDES = ['black', 'white'];
+  const WIN = 1000000; // |score| >= WIN: a proven win or loss
+  const C = 40; // SVG units per board cell
+  const ANALYSIS_MS = 300;
+
+  // All mutable UI state lives here.
+  const S = {
+    catalog: null, // {games: [...], models: [...]}
+    agents: {}, // game id -> [{name, about, keys}]
+    gameId: 'othello8', // the game chosen in the select
+    selSeq: 0,
+    game: null, // the latest state from the server (normalized)
+    gen: 0, // bumped when a new game replaces the current one: stale replies are dropped
+    inflight: null, // {kind, ctrl, side, spec}: the one request in flight
+    queued: null, // {gen, go}: one user action waiting for the request in flight
+    timer: null, // the one pending timer (agent move, analysis, refresh)
+    retry: 0,
+    lost: false, // the server forgot the game (404)
+    paused: false,
+    speed: 500,
+    showEvals: false,
+    hint: null, // {key, move, index, decision}
+    analysis: null, // {key, moves}
+    analysisTried: null, // state key of the last analysis request
+    decision: { black: null, white: null },
+    lastDecision: null,
+    geom: null,
+    toastTimer: null,
+  };
+
+  // ---------------------------------------------------------------- helpers
+  const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  const esc = (s) => String(s == null ? '' : s).replace(/[&<>"']/g, (c) => ESC[c]);
+  const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : '');
+  const isHuman = (spec) => String(spec == null ? '' : spec).trim().toLowerCase() === 'human';
+  const specName = (spec) => String(spec || '').split(':')[0].trim().toLowerCase();
+  const num = (v) => typeof v === 'number' && isFinite(v);
+  const r1 = (v) => Math.round(v * 10) / 10;
+
+  function fmtScore(s) {
+    if (!num(s)) return '–';
+    if (Math.abs(s) >= WIN) return s > 0 ? 'win' : 'loss';
+    const v = Number.isInteger(s) ? s : s.toFixed(1);
+    return s > 0 ? '+' + v : String(v);
+  }
+  function fmtCount(n) {
+    if (!num(n)) return '';
+    if (n >= 1e6) return (n / 1e6).toFixed(1) + 'M';
+    if (n >= 1e4) return Math.round(n / 1e3) + 'k';
+    return String(n);
+  }
+  function stateKey(g) {
+    return g ? g.id + '|' + g.moves.length + '|' + g.cells + '|' + g.to_move : '';
+  }
+  function gameEntry(id) {
+    return (S.catalog && S.catalog.games.find((e) => e.id === id)) || null;
+  }
+  function validIndex(i) {
+    return S.game && Number.isInteger(i) && i >= 0 && i < S.game.size * S.game.size;
+  }
+  function coordName(g, i) {
+    const N = g.size;
+    return (g.files[i % N] || '?') + (g.ranks[Math.floor(i / N)] || '?');
+  }
+  function stoneAt(g, i) {
+    const ch = g.cells[i];
+    return ch === 'X' || ch === 'x' ? 'black' : ch === 'O' || ch === 'o' ? 'white' : null;
+  }
+  function findLegal(g, mv) {
+    const m = String(mv || '').toLowerCase();
+    return g.legal.find((l) => l.move.toLowerCase() === m) || null;
+  }
+  function agentToMove(g) {
+    return !!g && !g.over && !isHuman(g.players[g.to_move]);
+  }
+  function bothAgents(g) {
+    return !!g && SIDES.every((s) => !isHuman(g.players[s]));
+  }
+  function store(key, value) {
+    try { localStorage.setItem('stonelab.' + key, JSON.stringify(value)); } catch (e) { /* private mode */ }
+  }
+  function load(key, fallback) {
+    try {
+      const v = localStorage.getItem('stonelab.' + key);
+      return v == null ? fallback : JSON.parse(v);
+    } catch (e) { return fallback; }
+  }
+
+  // Status line / toast: never alert().
+  function toast(msg, kind, ms) {
+    const el = $('status');
+    kind = kind || 'info';
+    el.textContent = msg;
+    el.className = 'toast show ' + kind;
+    clearTimeout(S.toastTimer);
+    S.toastTimer = setTimeout(() => {
+      el.className = 'toast ' + kind;
+      S.toastTimer = setTimeout(() => { el.textContent = ''; }, 300);
+    }, ms || (kind === 'error' ? 6000 : 3000));
+  }
+
+  // ---------------------------------------------------------------- API
+  class ApiError extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+  async function api(method, path, body, signal) {
+    const opts = { method, headers: { Accept: 'application/json' }, signal };
+    if (body !== undefined) {
+      opts.headers['Content-Type'] = 'application/json';
+      opts.body = JSON.stringify(body);
+    }
+    let res;
+    try {
+      res = await fetch(path, opts);
+    } catch (e) {
+      if (e && e.name === 'AbortError') throw e;
+      throw new ApiError(0, 'Network error: the server cannot be reached.');
+    }
+    const text = await res.text();
+    let data = null;
+    if (text) {
+      try { data = JSON.parse(text); } catch (e) { data = null; }
+    }
+    if (!res.ok) {
+      const msg = data && typeof data.error === 'string' ? data.error : res.status + ' ' + (res.statusText || 'error');
+      throw new ApiError(res.status, msg);
+    }
+    return data;
+  }
+
+  // ---------------------------------------------------------------- request runner
+  // Exactly one request in flight. A user action arriving meanwhile is queued (one slot,
+  // latest wins) and runs when the request in flight ends; background work (agent moves,
+  // analysis, refreshes) is simply dropped and rescheduled from the state.
+  function run(kind, fn, opts) {
+    opts = opts || {};
+    if (S.inflight) {
+      if (opts.user) {
+        const gen = S.gen;
+        S.queued = { gen, go: () => run(kind, fn, opts) };
+      }
+      return;
+    }
+    clearTimeout(S.timer);
+    S.timer = null;
+    const gen = S.gen;
+    const me = { kind, ctrl: new AbortController(), side: opts.side || null, spec: opts.spec || '' };
+    S.inflight = me;
+    renderBusy();
+    let after = null;
+    let p;
+    try { p = Promise.resolve(fn(me.ctrl.signal, gen)); } catch (e) { p = Promise.reject(e); }
+    p.then(() => { if (gen === S.gen) S.retry = 0; }, (e) => {
+      if (e && e.name === 'AbortError') return;
+      if (gen === S.gen) after = handleError(e, kind);
+      else if (!(e instanceof ApiError)) console.warn(e);
+    }).then(() => {
+      if (S.inflight === me) S.inflight = null;
+      if (gen !== S.gen) return;
+      renderBusy();
+      if (S.queued && S.queued.gen === S.gen) {
+        const q = S.queued;
+        S.queued = null;
+        q.go();
+        return;
+      }
+      S.queued = null;
+      if (after) {
+        clearTimeout(S.timer);
+        S.timer = setTimeout(after.fn, after.delay);
+        return;
+      }
+      schedule();
+    });
+  }
+
+  function resetRunner() {
+    if (S.inflight) {
+      try { S.inflight.ctrl.abort(); } catch (e) { /* ignore */ }
+      S.inflight = null;
+    }
+    S.queued = null;
+    clearTimeout(S.timer);
+    S.timer = null;
+    S.retry = 0;
+  }
+
+  // A request about the current game; dropped if the game changed before it runs.
+  function gameCall(kind, method, suffix, body, onOk, opts) {
+    const g = S.game;
+    if (!g) return;
+    const id = g.id;
+    run(kind, async (signal, gen) => {
+      if (!S.game || S.game.id !== id) return;
+      const r = await api(method, '/api/games/' + id + suffix, body, signal);
+      if (gen !== S.gen || !S.game || S.game.id !== id) return;
+      onOk(r);
+    }, opts);
+  }
+
+  function handleError(e, kind) {
+    if (!(e instanceof ApiError)) {
+      console.error(e);
+      toast('Unexpected error: ' + (e && e.message ? e.message : String(e)), 'error');
+      return null;
+    }
+    const msg = e.message;
+    if (kind === 'position') showPositionError(msg);
+    if (e.status === 404 && kind !== 'new') {
+      S.lost = true;
+      toast('This game no longer exists on the server (was it restarted?). Press New game.', 'error', 10000);
+      return null;
+    }
+    if (e.status === 409 || e.status === 503 || e.status === 0) {
+      // Busy or out of date: look at the real state again a little later.
+      if (kind === 'analysis') S.analysisTried = null;
+      if (kind !== 'analysis' && kind !== 'refresh') toast(msg, e.status === 409 ? 'info' : 'error');
+      S.retry = Math.min(S.retry + 1, 6);
+      return { fn: refresh, delay: Math.min(300 * Math.pow(2, S.retry - 1), 8000) };
+    }
+    if (kind === 'analysis') return null;
+    if (kind === 'agent') {
+      S.paused = true;
+      renderControls();
+      toast(msg + ' — agent play paused.', 'error', 9000);
+      return null;
+    }
+    toast(msg, 'error');
+    return null;
+  }
+
+  // What to do next, from the current state. Called whenever nothing is in flight.
+  function schedule() {
+    clearTimeout(S.timer);
+    S.timer = null;
+    const g = S.game;
+    if (!g || S.inflight || S.lost) return;
+    if (g.busy && !g.over) { S.timer = setTimeout(refresh, 800); return; }
+    if (g.over) return;
+    if (agentToMove(g)) {
+      if (!S.paused) S.timer = setTimeout(() => agentMove(false), replyDelay(g));
+      return;
+    }
+    if (S.showEvals && g.human_to_move && !g.must_pass && g.legal.length && S.analysisTried !== stateKey(g)) {
+      S.timer = setTimeout(analyze, 50);
+    }
+  }
+
+  function replyDelay(g) {
+    // AI vs AI: the chosen delay. Against a human: the same, capped for a snappy reply.
+    return bothAgents(g) ? S.speed : Math.min(S.speed, 600);
+  }
+
+  // ---------------------------------------------------------------- actions
+  function refresh() {
+    gameCall('refresh', 'GET', '', undefined, (st) => apply(st));
+  }
+
+  function agentMove(user) {
+    const g = S.game;
+    if (!g || !agentToMove(g)) return;
+    gameCall('agent', 'POST', '/agent-move', {}, (r) => {
+      if (!r || !r.state) throw new ApiError(500, 'Unexpected reply from the server.');
+      apply(r.state, r.decision);
+    }, { user, side: g.to_move, spec: g.players[g.to_move] });
+  }
+
+  function play(mv) {
+    gameCall('move', 'POST', '/move', { move: mv }, (st) => apply(st), { user: true });
+  }
+
+  function undo() {
+    const g = S.game;
+    if (!g) return;
+    if (!g.moves.length) { toast('Nothing to undo.'); return; }
+    if (bothAgents(g) && !S.paused) { S.paused = true; renderControls(); }
+    gameCall('undo', 'POST', '/undo', {}, (st) => apply(st), { user: true });
+  }
+
+  function hint() {
+    const g = S.game;
+    if (!g) return;
+    if (g.over) { toast('The game is over.'); return; }
+    gameCall('hint', 'POST', '/hint', {}, (d) => {
+      if (!d || typeof d.move !== 'string') return;
+      const cur = S.game;
+      const l = findLegal(cur, d.move);
+      const index = l && validIndex(l.index) ? l.index : validIndex(d.index) ? d.index : null;
+      S.hint = { key: stateKey(cur), move: d.move, index, decision: d };
+      renderOverlay();
+      renderDecision();
+      toast('Hint: ' + d.move + (num(d.score) ? ' (' + fmtScore(d.score) + ')' : ''), 'ok');
+    }, { user: true, side: g.to_move, spec: (gameEntry(g.game) || {}).hint_agent || 'hint engine' });
+  }
+
+  function analyze() {
+    const g = S.game;
+    if (!g) return;
+    const key = stateKey(g);
+    S.analysisTried = key;
+    gameCall('analysis', 'GET', '/analysis?time_ms=' + ANALYSIS_MS, undefined, (r) => {
+      if (stateKey(S.game) !== key) return;
+      const moves = (r && Array.isArray(r.moves) ? r.moves : []).filter((m) => m && typeof m.move === 'string');
+      S.analysis = { key, moves };
+      renderOverlay();
+      renderAnalysisList();
+    });
+  }
+
+  function newGame() {
+    if (!S.catalog) return;
+    const body = { game: S.gameId };
+    const b = $('black-spec').value.trim();
+    const w = $('white-spec').value.trim();
+    if (b) body.black = b;
+    if (w) body.white = w;
+    resetRunner();
+    S.gen++;
+    S.paused = false;
+    run('new', async (signal, gen) => {
+      const st = await api('POST', '/api/games', body, signal);
+      if (gen !== S.gen) return;
+      apply(st);
+    }, { user: true });
+  }
+
+  function applyPlayers() {
+    const body = {};
+    const b = $('black-spec').value.trim();
+    const w = $('white-spec').value.trim();
+    if (b) body.black = b;
+    if (w) body.white = w;
+    gameCall('players', 'POST', '/players', body, (st) => {
+      apply(st);
+      toast('Players updated.', 'ok');
+    }, { user: true });
+  }
+
+  function setPosition() {
+    const ta = $('position-text');
+    const text = ta.value.trim();
+    if (!text) { showPositionError('Paste a transcript or a board string first.'); ta.focus(); return; }
+    if (!S.game) return;
+    showPositionError('');
+    gameCall('position', 'POST', '/position', { text }, (st) => {
+      apply(st);
+      toast('Position set.', 'ok');
+    }, { user: true });
+  }
+
+  function showPositionError(msg) {
+    const el = $('position-error');
+    el.textContent = msg || '';
+    el.hidden = !msg;
+    $('position-text').classList.toggle('invalid', !!msg);
+  }
+
+  async function copyText(text, what) {
+    if (!text) { toast('Nothing to copy yet.'); return; }
+    try {
+      if (navigator.clipboard && window.isSecureContext) {
+        await navigator.clipboard.writeText(text);
+        toast(what + ' copied.', 'ok');
+        return;
+      }
+    } catch (e) { /* fall back below */ }
+    const ta = document.createElement('textarea');
+    ta.value = text;
+    ta.setAttribute('readonly', '');
+    ta.style.cssText = 'position:fixed;top:0;left:0;opacity:0;';
+    document.body.appendChild(ta);
+    ta.select();
+    let ok = false;
+    try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+    ta.remove();
+    toast(ok ? what + ' copied.' : 'Copy failed: select the text by hand.', ok ? 'ok' : 'error');
+  }
+
+  // ---------------------------------------------------------------- state
+  function normalize(st) {
+    const g = Object.assign({}, st);
+    const arr = (v) => (Array.isArray(v) ? v : []);
+    let cells = typeof g.cells === 'string' ? g.cells : '';
+    const N = Number.isInteger(g.size) && g.size > 0 ? g.size : Math.round(Math.sqrt(cells.length)) || 8;
+    g.size = N;
+    if (cells.length < N * N) cells += '-'.repeat(N * N - cells.length);
+    g.cells = cells;
+    g.family = g.family === 'othello' || g.family === 'gomoku' ? g.family : String(g.game || '').startsWith('othello') ? 'othello' : 'gomoku';
+    g.legal = arr(g.legal).filter((l) => l && typeof l.move === 'string');
+    g.flipped = arr(g.flipped).filter(Number.isInteger);
+    g.winning_line = arr(g.winning_line).filter(Number.isInteger);
+    g.forbidden = arr(g.forbidden).filter(Number.isInteger);
+    g.moves = arr(g.moves).map(String);
+    g.evals = arr(g.evals);
+    g.files = arr(g.files).length >= N ? g.files.map(String) : Array.from({ length: N }, (_, i) => String.fromCharCode(97 + i));
+    g.ranks = arr(g.ranks).length >= N ? g.ranks.map(String) : Array.from({ length: N }, (_, i) => String(i + 1));
+    g.players = Object.assign({ black: 'human', white: 'human' }, g.players || {});
+    g.counts = Object.assign({ black: 0, white: 0 }, g.counts || {});
+    g.to_move = g.to_move === 'white' ? 'white' : 'black';
+    g.over = !!g.over;
+    g.human_to_move = !!g.human_to_move && !g.over;
+    g.must_pass = !!g.must_pass;
+    g.busy = !!g.busy;
+    g.last = g.last && typeof g.last === 'object' ? g.last : null;
+    g.result = g.result && typeof g.result === 'object' ? g.result : null;
+    if (typeof g.transcript !== 'string') g.transcript = g.moves.join(g.family === 'othello' ? '' : ' ');
+    if (typeof g.board_string !== 'string') g.board_string = '';
+    return g;
+  }
+
+  // Takes a state from the server (and the decision that produced it, if any).
+  function apply(st, decision) {
+    if (!st || typeof st !== 'object' || typeof st.id !== 'string') {
+      toast('Unexpected reply from the server.', 'error');
+      return;
+    }
+    const prev = S.game;
+    const g = normalize(st);
+    const same = !!prev && prev.id === g.id;
+    S.game = g;
+    S.lost = false;
+    if (!same) {
+      S.decision = { black: null, white: null };
+      S.lastDecision = null;
+      S.analysis = null;
+      S.analysisTried = null;
+      S.hint = null;
+      saveHash(g.id);
+      if (g.game !== S.gameId && gameEntry(g.game)) selectGame(g.game, false);
+    }
+    if (decision && typeof decision === 'object') {
+      const side = decision.side === 'white' ? 'white' : 'black';
+      S.decision[side] = decision;
+      S.lastDecision = decision;
+    }
+    if (!prev || stateKey(prev) !== stateKey(g)) S.hint = null;
+    let anim = null;
+    if (same && g.moves.length > prev.moves.length && prev.cells.length === g.cells.length) {
+      anim = { placed: new Set(), flipped: new Set() };
+      for (let i = 0; i < g.cells.length; i++) {
+        const a = stoneAt(prev, i);
+        const b = stoneAt(g, i);
+        if (b && !a) anim.placed.add(i);
+        else if (a && b && a !== b) anim.flipped.add(i);
+      }
+      if (g.moves.length === prev.moves.length + 1) for (const i of g.flipped) if (stoneAt(g, i)) anim.flipped.add(i);
+    }
+    render(anim);
+  }
+
+  function saveHash(id) {
+    try { history.replaceState(null, '', '#' + id); } catch (e) { /* file:// or sandbox */ }
+  }
+
+  // ---------------------------------------------------------------- rendering
+  function render(anim) {
+    renderBoard(anim);
+    renderStatus();
+    renderMoves();
+    renderGraph();
+    renderAnalysisList();
+    renderControls();
+    renderThinking();
+    renderDecision();
+  }
+
+  function renderBusy() {
+    renderControls();
+    renderThinking();
+  }
+
+  const DEFS = '<defs>' +
+    '<radialGradient id="st-black" cx="36%" cy="30%" r="75%"><stop offset="0" stop-color="#626870"/><stop offset=".42" stop-color="#1e2126"/><stop offset="1" stop-color="#050607"/></radialGradient>' +
+    '<radialGradient id="st-white" cx="36%" cy="30%" r="80%"><stop offset="0" stop-color="#ffffff"/><stop offset=".6" stop-color="#eceef1"/><stop offset="1" stop-color="#b4bac2"/></radialGradient>' +
+    '<linearGradient id="felt" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#2c9a63"/><stop offset="1" stop-color="#1d7a4b"/></linearGradient>' +
+    '<linearGradient id="wood" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#e8c47e"/><stop offset=".5" stop-color="#ddb46a"/><stop offset="1" stop-color="#cc9d52"/></linearGradient>' +
+    '</defs>';
+
+  function stoneSvg(x, y, r, color, cls) {
+    let s = '<g class="stone ' + color + (cls || '') + '">' +
+      '<circle class="sh" cx="' + r1(x + r * 0.06) + '" cy="' + r1(y + r * 0.1) + '" r="' + r1(r) + '"/>' +
+      '<circle cx="' + r1(x) + '" cy="' + r1(y) + '" r="' + r1(r) + '" fill="url(#st-' + color + ')"/>';
+    if (cls === ' flip') {
+      const was = color === 'black' ? 'white' : 'black';
+      s += '<circle class="was" cx="' + r1(x) + '" cy="' + r1(y) + '" r="' + r1(r) + '" fill="url(#st-' + was + ')"/>';
+    }
+    return s + '</g>';
+  }
+
+  function renderBoard(anim) {
+    const svg = $('board');
+    const g = S.game;
+    if (!g) { svg.innerHTML = ''; S.geom = null; return; }
+    const N = g.size;
+    const oth = g.family === 'othello';
+    const M = Math.round(C * 0.72);
+    const W = N * C + 2 * M;
+    const X = (i) => M + (i % N) * C + C / 2;
+    const Y = (i) => M + Math.floor(i / N) * C + C / 2;
+    S.geom = { N, M, W, X, Y, oth };
+    const entry = gameEntry(g.game);
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + W);
+    svg.setAttribute('class', 'board ' + (oth ? 'othello' : 'gomoku'));
+    svg.setAttribute('aria-label', (entry ? entry.label : g.game) + ' board, ' + N + ' by ' + N);
+    const h = [DEFS];
+    const B = N * C;
+    if (oth) {
+      h.push('<rect class="frame" width="' + W + '" height="' + W + '" rx="' + C * 0.3 + '"/>');
+      h.push('<rect class="felt" x="' + M + '" y="' + M + '" width="' + B + '" height="' + B + '"/>');
+      let d = '';
+      for (let k = 0; k <= N; k++) {
+        const p = M + k * C;
+        d += 'M' + p + ' ' + M + 'V' + (M + B) + 'M' + M + ' ' + p + 'H' + (M + B);
+      }
+      h.push('<path class="grid" d="' + d + '"/>');
+      if (N >= 8) {
+        for (const a of [2, N - 2]) for (const b of [2, N - 2]) {
+          h.push('<circle class="star" cx="' + (M + a * C) + '" cy="' + (M + b * C) + '" r="' + C * 0.075 + '"/>');
+        }
+      }
+    } else {
+      h.push('<rect class="wood" width="' + W + '" height="' + W + '" rx="' + C * 0.25 + '"/>');
+      const a = M + C / 2;
+      const b = M + B - C / 2;
+      let d = '';
+      for (let k = 1; k < N - 1; k++) {
+        const p = M + k * C + C / 2;
+        d += 'M' + p + ' ' + a + 'V' + b + 'M' + a + ' ' + p + 'H' + b;
+      }
+      h.push('<path class="grid" d="' + d + '"/>');
+      h.push('<rect class="grid edge" x="' + a + '" y="' + a + '" width="' + (b - a) + '" height="' + (b - a) + '"/>');
+      for (const [c, r] of starPoints(N)) {
+        h.push('<circle class="star" cx="' + (M + c * C + C / 2) + '" cy="' + (M + r * C + C / 2) + '" r="' + C * 0.1 + '"/>');
+      }
+    }
+    // Coordinates on all four edges.
+    for (let k = 0; k < N; k++) {
+      const p = M + k * C + C / 2;
+      const f = esc(g.files[k]);
+      const r = esc(g.ranks[k]);
+      h.push('<text class="lbl" x="' + p + '" y="' + M / 2 + '">' + f + '</text>');
+      h.push('<text class="lbl" x="' + p + '" y="' + (W - M / 2) + '">' + f + '</text>');
+      h.push('<text class="lbl" x="' + M / 2 + '" y="' + p + '">' + r + '</text>');
+      h.push('<text class="lbl" x="' + (W - M / 2) + '" y="' + p + '">' + r + '</text>');
+    }
+    // Stones.
+    const rad = oth ? C * 0.42 : C * 0.47;
+    h.push('<g class="stones">');
+    for (let i = 0; i < N * N; i++) {
+      const col = stoneAt(g, i);
+      if (!col) continue;
+      let cls = '';
+      if (anim) cls = anim.placed.has(i) ? ' pop' : anim.flipped.has(i) ? ' flip' : '';
+      h.push(stoneSvg(X(i), Y(i), rad, col, cls));
+    }
+    h.push('</g><g class="marks">');
+    // Winning line.
+    const wl = g.winning_line.filter(validIndex);
+    if (wl.length >= 2) {
+      const pts = wl.slice().sort((p, q) => Math.floor(p / N) - Math.floor(q / N) || (p % N) - (q % N));
+      const a = pts[0];
+      const b = pts[pts.length - 1];
+      h.push('<line class="win-line" x1="' + X(a) + '" y1="' + Y(a) + '" x2="' + X(b) + '" y2="' + Y(b) + '" stroke-width="' + C * 0.16 + '"/>');
+    }
+    for (const i of wl) h.push('<circle class="win-ring" cx="' + X(i) + '" cy="' + Y(i) + '" r="' + r1(rad + 1) + '"/>');
+    // Last move.
+    const last = g.last;
+    if (last && !last.pass && validIndex(last.index)) {
+      h.push('<circle class="last-mark" cx="' + X(last.index) + '" cy="' + Y(last.index) + '" r="' + C * 0.1 + '"/>');
+    }
+    // Renju: points black may not play.
+    const s = C * 0.13;
+    for (const i of g.forbidden) {
+      if (!validIndex(i) || stoneAt(g, i)) continue;
+      const x = X(i);
+      const y = Y(i);
+      h.push('<path class="forbid" d="M' + (x - s) + ' ' + (y - s) + 'L' + (x + s) + ' ' + (y + s) + 'M' + (x + s) + ' ' + (y - s) + 'L' + (x - s) + ' ' + (y + s) + '"/>');
+    }
+    h.push('</g><g id="overlay" class="overlay"></g>');
+    // Click targets on top: one per point, with stable data-index (display index).
+    const legalAt = new Map();
+    for (const l of g.legal) if (validIndex(l.index)) legalAt.set(l.index, l.move);
+    const forb = new Set(g.forbidden);
+    const playable = g.human_to_move && !g.must_pass;
+    h.push('<g class="hits">');
+    for (let i = 0; i < N * N; i++) {
+      const mv = legalAt.get(i);
+      const st = stoneAt(g, i);
+      const can = playable && mv !== undefined;
+      let title = coordName(g, i);
+      if (st) title += ': ' + st;
+      else if (forb.has(i)) title += ': forbidden for Black';
+      else if (can) title += ': play here';
+      h.push('<g class="pt' + (can ? ' legal' : '') + '" data-index="' + i + '"' +
+        (mv !== undefined ? ' data-move="' + esc(mv) + '"' : '') + ' data-stone="' + (st || 'empty') + '">' +
+        '<rect x="' + (X(i) - C / 2) + '" y="' + (Y(i) - C / 2) + '" width="' + C + '" height="' + C + '"/>' +
+        (can ? '<circle class="ghost" cx="' + X(i) + '" cy="' + Y(i) + '" r="' + r1(rad) + '" fill="url(#st-' + g.to_move + ')"/>' : '') +
+        '<title>' + esc(title) + '</title></g>');
+    }
+    h.push('</g>');
+    svg.innerHTML = h.join('');
+    renderOverlay();
+  }
+
+  function starPoints(N) {
+    if (N < 9) return [];
+    const e = N >= 13 ? 3 : 2;
+    const mid = (N - 1) / 2;
+    const lines = N >= 17 ? [e, mid, N - 1 - e] : [e, N - 1 - e];
+    const pts = [];
+    for (const c of lines) for (const r of lines) pts.push([c, r]);
+    if (N % 2 === 1 && N < 17) pts.push([mid, mid]);
+    return pts.filter(([c, r]) => Number.isInteger(c) && Number.isInteger(r));
+  }
+
+  function currentAnalysis() {
+    const g = S.game;
+    return S.showEvals && g && S.analysis && S.analysis.key === stateKey(g) ? S.analysis.moves : null;
+  }
+
+  // Overlay: legal-move dots, engine scores, hint ring. Redrawn without touching the stones.
+  function renderOverlay() {
+    const ov = document.getElementById('overlay');
+    const g = S.game;
+    if (!ov || !g || !S.geom) return;
+    const { X, Y, oth } = S.geom;
+    const h = [];
+    const an = currentAnalysis();
+    const scored = new Map();
+    if (an) {
+      for (const m of an) {
+        let i = m.index;
+        if (!validIndex(i)) { const l = findLegal(g, m.move); i = l ? l.index : null; }
+        if (validIndex(i) && num(m.score)) scored.set(i, m);
+      }
+    }
+    if (oth && g.human_to_move) {
+      for (const l of g.legal) {
+        if (validIndex(l.index) && !scored.has(l.index)) {
+          h.push('<circle class="legal-dot ' + g.to_move + '" cx="' + X(l.index) + '" cy="' + Y(l.index) + '" r="' + C * 0.12 + '"/>');
+        }
+      }
+    }
+    if (scored.size) {
+      let best = -Infinity;
+      for (const m of scored.values()) best = Math.max(best, m.score);
+      if (oth) {
+        for (const [i, m] of scored) {
+          const cls = 'ev' + (m.exact ? ' exact' : '') + (m.score === best ? ' best' : '');
+          h.push('<text class="' + cls + '" x="' + X(i) + '" y="' + Y(i) + '">' + esc(fmtScore(m.score)) + '</text>');
+        }
+      } else {
+        const top = Array.from(scored).sort((a, b) => b[1].score - a[1].score).slice(0, 9);
+        top.forEach(([i, m], k) => {
+          h.push('<g><circle class="top' + (k === 0 ? ' best' : '') + '" cx="' + X(i) + '" cy="' + Y(i) + '" r="' + C * 0.3 + '"/>' +
+            '<text class="top-n" x="' + X(i) + '" y="' + Y(i) + '">' + (k + 1) + '</text></g>');
+        });
+      }
+    }
+    const hi = S.hint;
+    if (hi && hi.key === stateKey(g) && validIndex(hi.index)) {
+      h.push('<circle class="hint-ring" cx="' + X(hi.index) + '" cy="' + Y(hi.index) + '" r="' + C * 0.4 + '"/>');
+    }
+    ov.innerHTML = h.join('');
+  }
+
+  function playerLabel(spec) {
+    return isHuman(spec) ? 'Human' : String(spec || '');
+  }
+
+  function renderStatus() {
+    const g = S.game;
+    const turn = $('turn');
+    if (!g) { turn.textContent = 'Loading…'; return; }
+    if (g.over) {
+      turn.innerHTML = '<span class="turn-text">Game over</span>';
+    } else {
+      const spec = g.players[g.to_move];
+      const who = isHuman(spec) ? (bothHumans(g) ? 'Human' : 'your move') : specName(spec);
+      turn.innerHTML = '<span class="disc ' + g.to_move + '" aria-hidden="true"></span><span class="turn-text">' +
+        cap(g.to_move) + ' to move</span><span class="who">' + esc(who) + '</span>';
+    }
+    for (const side of SIDES) {
+      $('count-' + side).textContent = String(num(g.counts[side]) ? g.counts[side] : 0);
+      $('who-' + side).textContent = isHuman(g.players[side]) ? 'Human' : specName(g.players[side]);
+      $('chip-' + side).title = cap(side) + ': ' + playerLabel(g.players[side]);
+      $('chip-' + side).classList.toggle('to-move', !g.over && g.to_move === side);
+    }
+    const banner = $('banner');
+    banner.hidden = !g.over;
+    banner.textContent = g.over ? (g.result && g.result.text) || 'Game over.' : '';
+    const winner = g.result ? g.result.winner : null;
+    banner.className = 'banner' + (g.over ? (winner === 'white' ? ' white-wins' : winner === 'black' ? ' black-wins' : ' draw') : '');
+    const parts = [];
+    if (g.notice) parts.push(String(g.notice));
+    if (g.must_pass && g.human_to_move) parts.push(cap(g.to_move) + ' has no legal move: press Pass.');
+    const notice = $('notice');
+    notice.textContent = parts.join(' ');
+    notice.hidden = !parts.length;
+    document.title = 'stonelab · ' + (g.over ? (g.result && g.result.text) || 'Game over' : cap(g.to_move) + ' to move');
+  }
+
+  function bothHumans(g) {
+    return SIDES.every((s) => isHuman(g.players[s]));
+  }
+
+  function renderMoves() {
+    const g = S.game;
+    const ol = $('moves');
+    const n = g ? g.moves.length : 0;
+    if (!n) { ol.innerHTML = '<li class="empty">No moves yet.</li>'; return; }
+    // Colours alternate (passes are moves); anchor on the colour of the last move.
+    const lastColor = g.last && (g.last.color === 'white' || g.last.color === 'black') ? g.last.color : n % 2 ? 'black' : 'white';
+    const colorOf = (i) => ((n - 1 - i) % 2 === 0 ? lastColor : lastColor === 'black' ? 'white' : 'black');
+    const offset = colorOf(0) === 'white' ? 1 : 0;
+    const cell = (p) => {
+      if (p < 0 || p >= n) return '<span class="mv"></span>';
+      const m = g.moves[p];
+      const ev = g.evals[p];
+      const cls = 'mv' + (p === n - 1 ? ' current' : '') + (m.toLowerCase() === 'pass' ? ' pass' : '');
+      const title = cap(colorOf(p)) + ' ' + m + (num(ev) ? ', eval ' + fmtScore(ev) + ' (Black)' : '');
+      return '<span class="' + cls + '" data-ply="' + p + '" title="' + esc(title) + '"' + (p === n - 1 ? ' aria-current="true"' : '') + '>' + esc(m) + '</span>';
+    };
+    const rows = [];
+    for (let r = 0; 2 * r - offset < n; r++) {
+      const b = 2 * r - offset;
+      rows.push('<li><span class="num">' + (r + 1) + '.</span>' + cell(b) + cell(b + 1) + '</li>');
+    }
+    ol.innerHTML = rows.join('');
+    const box = $('moves-scroll');
+    box.scrollTop = box.scrollHeight;
+  }
+
+  function renderGraph() {
+    const svg = $('eval-graph');
+    const g = S.game;
+    // Drawn in CSS pixels (viewBox = the element's size), so text and dots never stretch.
+    const W = Math.max(120, Math.round(svg.clientWidth || 320));
+    const H = Math.max(60, Math.round(svg.clientHeight || 96));
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
+    const P = 5;
+    const mid = H / 2;
+    const ev = g ? g.evals : [];
+    const n = Math.max(ev.length, g ? g.moves.length : 0);
+    const h = ['<rect class="g-top" x="0" y="0" width="' + W + '" height="' + mid + '"/>',
+      '<rect class="g-bot" x="0" y="' + mid + '" width="' + W + '" height="' + mid + '"/>',
+      '<line class="g-zero" x1="0" y1="' + mid + '" x2="' + W + '" y2="' + mid + '"/>'];
+    const vals = ev.filter(num);
+    if (!vals.length) {
+      h.push('<text x="' + W / 2 + '" y="' + (mid - 8) + '" text-anchor="middle">No evaluations yet</text>');
+      svg.innerHTML = h.join('');
+      return;
+    }
+    let m = 0;
+    for (const v of vals) if (Math.abs(v) < WIN) m = Math.max(m, Math.abs(v));
+    if (m === 0) m = 1;
+    const scale = m * 1.1;
+    const x = (i) => (n <= 1 ? W / 2 : P + (i * (W - 2 * P)) / (n - 1));
+    const y = (v) => {
+      const t = Math.abs(v) >= WIN ? Math.sign(v) : Math.max(-1, Math.min(1, v / scale));
+      return mid - t * (mid - P);
+    };
+    let line = '';
+    let area = '';
+    let seg = [];
+    const flush = () => {
+      if (!seg.length) return;
+      const pts = seg.map((p) => p[0] + ' ' + p[1]).join('L');
+      line += 'M' + pts;
+      area += 'M' + seg[0][0] + ' ' + mid + 'L' + pts + 'L' + seg[seg.length - 1][0] + ' ' + mid + 'Z';
+      seg = [];
+    };
+    const dots = [];
+    for (let i = 0; i < ev.length; i++) {
+      const v = ev[i];
+      if (!num(v)) { flush(); continue; }
+      const px = r1(x(i));
+      const py = r1(y(v));
+      seg.push([px, py]);
+      dots.push('<circle class="g-dot" cx="' + px + '" cy="' + py + '" r="' + (ev.length > 80 ? 1.2 : 2) + '"><title>' +
+        (i + 1) + '. ' + esc(g.moves[i] || '') + ': ' + esc(fmtScore(v)) + '</title></circle>');
+    }
+    flush();
+    h.push('<path class="g-area" d="' + area + '"/>', '<path class="g-line" d="' + line + '"/>');
+    if (n > 0) h.push('<line class="g-cur" x1="' + r1(x(n - 1)) + '" y1="0" x2="' + r1(x(n - 1)) + '" y2="' + H + '"/>');
+    h.push(dots.join(''));
+    h.push('<text x="4" y="11">Black ' + esc(fmtScore(m)) + '</text>', '<text x="4" y="' + (H - 4) + '">White ' + esc(fmtScore(m)) + '</text>');
+    svg.innerHTML = h.join('');
+  }
+
+  function renderAnalysisList() {
+    const el = $('analysis-list');
+    const an = currentAnalysis();
+    if (!an || !an.length) { el.innerHTML = ''; el.hidden = true; return; }
+    const list = an.filter((m) => num(m.score)).sort((a, b) => b.score - a.score).slice(0, 10);
+    el.hidden = !list.length;
+    el.innerHTML = list.map((m, k) => '<li><button type="button" class="' + (k === 0 ? 'best' : '') + '" data-play="' + esc(m.move) +
+      '" title="Play ' + esc(m.move) + (m.exact ? ' (exact score)' : '') + '">' + esc(m.move) +
+      '<span class="sc' + (m.exact ? ' exact' : '') + '">' + esc(fmtScore(m.score)) + '</span></button></li>').join('');
+  }
+
+  function renderControls() {
+    const g = S.game;
+    const idle = !S.inflight;
+    $('undo').disabled = !g || !g.moves.length;
+    $('hint').disabled = !g || g.over;
+    $('pass').hidden = !(g && g.must_pass && g.human_to_move);
+    const pause = $('pause');
+    pause.textContent = S.paused ? 'Resume' : 'Pause';
+    pause.setAttribute('aria-pressed', S.paused ? 'true' : 'false');
+    pause.setAttribute('aria-label', S.paused ? 'Resume agent play' : 'Pause agent play');
+    $('step').disabled = !(S.paused && idle && agentToMove(g));
+    $('copy').disabled = !g || !g.transcript;
+    $('copy-board').disabled = !g || !g.board_string;
+    $('set-position').disabled = !g;
+    $('apply-players').disabled = !g;
+    document.body.classList.toggle('busy', !idle);
+  }
+
+  function renderThinking() {
+    const el = $('thinking');
+    const f = S.inflight;
+    const g = S.game;
+    let side = null;
+    let text = '';
+    if (f && f.kind === 'agent') {
+      side = f.side;
+      text = cap(side) + ' (' + specName(f.spec) + ') is thinking…';
+    } else if (f && f.kind === 'hint') {
+      side = f.side;
+      text = 'Hint: ' + specName(f.spec) + ' is thinking…';
+    } else if (g && g.busy && !g.over) {
+      side = g.to_move;
+      text = cap(side) + ' is thinking…';
+    }
+    el.hidden = !text;
+    $('thinking-text').textContent = text;
+    const d = side && f && f.kind === 'agent' ? S.decision[side] : null;
+    $('thinking-eval').textContent = d ? decisionBits(d, true) : '';
+  }
+
+  function decisionBits(d, short) {
+    const bits = [];
+    if (num(d.score)) bits.push('eval ' + fmtScore(d.score));
+    if (num(d.depth)) bits.push('depth ' + d.depth);
+    if (!short && num(d.nodes)) bits.push(fmtCount(d.nodes) + ' nodes');
+    if (!short && num(d.time_ms)) bits.push(d.time_ms + ' ms');
+    if (Array.isArray(d.pv) && d.pv.length) bits.push('pv ' + d.pv.slice(0, short ? 6 : 12).join(' '));
+    return bits.join(' · ');
+  }
+
+  function renderDecision() {
+    const el = $('decision');
+    const g = S.game;
+    const hi = S.hint;
+    let html = '';
+    if (hi && g && hi.key === stateKey(g)) {
+      const bits = decisionBits(hi.decision, false);
+      html = '<b>Hint: ' + esc(hi.move) + '</b>' + (bits ? ' · ' + esc(bits) : '');
+    } else if (S.lastDecision) {
+      const d = S.lastDecision;
+      const bits = decisionBits(d, false);
+      html = '<b>' + esc(cap(d.side === 'white' ? 'white' : 'black')) + ' ' + esc(d.move || '') + '</b> (' + esc(d.agent || '') + ')' +
+        (bits ? ' · ' + esc(bits) : '') + (num(d.score) ? ' <span title="scores are from the mover\'s point of view">ⓘ</span>' : '');
+    }
+    el.innerHTML = html;
+    el.hidden = !html;
+  }
+
+  // ---------------------------------------------------------------- players panel
+  function agentsFor() {
+    return S.agents[S.gameId] || [];
+  }
+
+  async function loadAgents(id) {
+    if (S.agents[id]) return S.agents[id];
+    try {
+      const r = await api('GET', '/api/agents?game=' + encodeURIComponent(id));
+      const list = (r && Array.isArray(r.agents) ? r.agents : []).filter((a) => a && typeof a.name === 'string');
+      for (const a of list) a.keys = Array.isArray(a.keys) ? a.keys.filter((k) => k && typeof k.key === 'string') : [];
+      S.agents[id] = list;
+      return list;
+    } catch (e) {
+      toast('Could not load the agents: ' + e.message, 'error');
+      return [];
+    }
+  }
+
+  // Shows game `id` in the select and fills the player selects; resetSpecs puts the defaults
+  // (Black human, White the game's default agent) into the spec fields.
+  async function selectGame(id, resetSpecs) {
+    const seq = ++S.selSeq;
+    S.gameId = id;
+    $('game-select').value = id;
+    await loadAgents(id);
+    if (seq !== S.selSeq) return false;
+    if (resetSpecs) {
+      const e = gameEntry(id);
+      $('black-spec').value = 'human';
+      $('white-spec').value = (e && e.default_agent) || 'human';
+    }
+    fillAgentSelects();
+    return true;
+  }
+
+  function fillAgentSelects() {
+    const agents = agentsFor();
+    for (const side of SIDES) {
+      const sel = $(side + '-agent');
+      sel.innerHTML = '<option value="human">Human</option>' +
+        agents.map((a) => '<option value="' + esc(a.name) + '" title="' + esc(a.about || '') + '">' + esc(a.name) + '</option>').join('') +
+        '<option value="__custom" hidden>Custom spec</option>';
+      syncSelect(side);
+    }
+  }
+
+  function syncSelect(side) {
+    const sel = $(side + '-agent');
+    const field = $(side + '-spec');
+    const spec = field.value.trim();
+    const name = specName(spec);
+    const a = agentsFor().find((x) => x.name.toLowerCase() === name);
+    let v = '__custom';
+    if (isHuman(spec) || (!spec && side === 'black')) v = 'human';
+    else if (a) v = a.name;
+    else if (!spec) {
+      const e = gameEntry(S.gameId);
+      const d = agentsFor().find((x) => x.name.toLowerCase() === specName(e && e.default_agent));
+      if (d) v = d.name;
+    }
+    sel.value = v;
+    if (sel.value !== v) sel.value = '__custom';
+    renderSpecHint(side, a);
+  }
+
+  function renderSpecHint(side, a) {
+    const el = $(side + '-spec-hint');
+    const field = $(side + '-spec');
+    const spec = field.value.trim();
+    field.classList.remove('invalid');
+    if (!spec) {
+      const e = gameEntry(S.gameId);
+      el.textContent = side === 'black' ? 'Empty: Human.' : 'Empty: the default agent (' + ((e && e.default_agent) || '?') + ').';
+      field.title = '';
+      return;
+    }
+    if (isHuman(spec)) {
+      el.textContent = 'You play this side by clicking the board.';
+      field.title = 'human';
+      return;
+    }
+    if (!a) {
+      el.innerHTML = '<span class="warn">Unknown agent “' + esc(specName(spec)) + '”.</span> Pick one from the list.';
+      field.classList.add('invalid');
+      field.title = '';
+      return;
+    }
+    let html = esc(a.about || '');
+    if (a.keys.length) {
+      html += (html ? '<br>' : '') + 'Keys: ' + a.keys.map((k) => '<code title="' + esc(k.about || '') + '">' + esc(k.key) + '</code>').join(' ') +
+        ' <span class="muted">e.g. <code>' + esc(a.name + ':' + a.keys[0].key + '=…') + '</code></span>';
+      const models = S.catalog && Array.isArray(S.catalog.models) ? S.catalog.models : [];
+      if (models.length && a.keys.some((k) => /model/i.test(k.key))) {
+        html += '<br>Models: ' + models.map((m) => '<code>' + esc(m) + '</code>').join(' ');
+      }
+    }
+    el.innerHTML = html;
+    field.title = a.name + (a.about ? ': ' + a.about : '') + a.keys.map((k) => '\n' + k.key + ': ' + (k.about || '')).join('');
+  }
+
+  // ---------------------------------------------------------------- events
+  function onBoardClick(ev) {
+    const t = ev.target && ev.target.closest ? ev.target.closest('[data-index]') : null;
+    const g = S.game;
+    if (!t || !g) return;
+    const i = Number(t.getAttribute('data-index'));
+    if (!validIndex(i)) return;
+    const name = coordName(g, i);
+    if (S.inflight && S.inflight.kind === 'new') return;
+    if (g.over) { toast('The game is over: start a new game.'); return; }
+    if (!g.human_to_move) {
+      toast('Not your turn: ' + cap(g.to_move) + ' (' + specName(g.players[g.to_move]) + ') is to move.');
+      return;
+    }
+    if (g.must_pass) { toast(cap(g.to_move) + ' has no legal move: press Pass.'); return; }
+    const mv = t.getAttribute('data-move');
+    if (!mv || !findLegal(g, mv)) {
+      const why = stoneAt(g, i) ? 'occupied' : g.forbidden.includes(i) ? 'forbidden for Black (renju)' : 'not a legal move';
+      toast(name + ': ' + why + '.', 'error', 2500);
+      return;
+    }
+    play(mv);
+  }
+
+  function bind() {
+    $('board').addEventListener('click', onBoardClick);
+    $('game-select').addEventListener('change', async () => {
+      if (await selectGame($('game-select').value, true)) newGame();
+    });
+    $('new-game').addEventListener('click', newGame);
+    for (const side of SIDES) {
+      $(side + '-agent').addEventListener('change', () => {
+        const v = $(side + '-agent').value;
+        if (v === '__custom') return;
+        $(side + '-spec').value = v === 'human' ? 'human' : v;
+        syncSelect(side);
+      });
+      $(side + '-spec').addEventListener('input', () => syncSelect(side));
+      $(side + '-spec').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); newGame(); } });
+    }
+    $('apply-players').addEventListener('click', applyPlayers);
+    $('swap-players').addEventListener('click', () => {
+      const b = $('black-spec').value;
+      $('black-spec').value = $('white-spec').value;
+      $('white-spec').value = b;
+      SIDES.forEach(syncSelect);
+    });
+    $('undo').addEventListener('click', undo);
+    $('hint').addEventListener('click', hint);
+    $('pass').addEventListener('click', () => {
+      const g = S.game;
+      if (g && g.must_pass && g.human_to_move) play('pass');
+    });
+    $('pause').addEventListener('click', () => {
+      S.paused = !S.paused;
+      renderControls();
+      if (!S.inflight) schedule();
+    });
+    $('step').addEventListener('click', () => {
+      if (S.paused && agentToMove(S.game)) agentMove(true);
+    });
+    $('speed').addEventListener('input', () => {
+      S.speed = Number($('speed').value) || 0;
+      $('speed-value').textContent = S.speed + ' ms';
+      store('speed', S.speed);
+      if (!S.inflight && agentToMove(S.game)) schedule();
+    });
+    $('copy').addEventListener('click', () => copyText(S.game && S.game.transcript, 'Transcript'));
+    $('copy-board').addEventListener('click', () => copyText(S.game && S.game.board_string, 'Board string'));
+    $('set-position').addEventListener('click', setPosition);
+    $('position-text').addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); setPosition(); }
+    });
+    $('position-text').addEventListener('input', () => { if (!$('position-error').hidden) showPositionError(''); });
+    $('show-evals').addEventListener('change', () => {
+      S.showEvals = $('show-evals').checked;
+      store('showEvals', S.showEvals);
+      renderOverlay();
+      renderAnalysisList();
+      if (!S.inflight) schedule();
+    });
+    $('analysis-list').addEventListener('click', (e) => {
+      const b = e.target.closest ? e.target.closest('[data-play]') : null;
+      const g = S.game;
+      if (!b || !g) return;
+      if (!g.human_to_move) { toast('Not your turn.'); return; }
+      const mv = b.getAttribute('data-play');
+      if (findLegal(g, mv)) play(mv);
+    });
+    let resizeQueued = false;
+    window.addEventListener('resize', () => {
+      if (resizeQueued) return;
+      resizeQueued = true;
+      requestAnimationFrame(() => { resizeQueued = false; renderGraph(); });
+    });
+    window.addEventListener('keydown', (e) => {
+      const t = e.target;
+      if (e.ctrlKey || e.metaKey || e.altKey || (t && t.closest && t.closest('input, textarea, select, button, [contenteditable]'))) return;
+      if (e.key === 'u') undo();
+      else if (e.key === 'h') hint();
+      else if (e.key === ' ' && bothAgents(S.game)) { e.preventDefault(); $('pause').click(); }
+    });
+  }
+
+  // ---------------------------------------------------------------- start
+  async function start() {
+    let cat;
+    try {
+      cat = await api('GET', '/api/catalog');
+    } catch (e) {
+      toast('Could not load the game catalog (' + e.message + '). Retrying…', 'error', 4500);
+      setTimeout(start, 5000);
+      return;
+    }
+    const games = cat && Array.isArray(cat.games) ? cat.games.filter((e) => e && typeof e.id === 'string') : [];
+    if (!games.length) { toast('The server lists no games.', 'error', 60000); return; }
+    S.catalog = { games, models: Array.isArray(cat.models) ? cat.models : [] };
+    const sel = $('game-select');
+    sel.innerHTML = games.map((e) => '<option value="' + esc(e.id) + '">' + esc(e.label || e.id) + '</option>').join('');
+    sel.disabled = false;
+    // Resume the game named in the address (#id) when the server still has it.
+    const hashId = (location.hash || '').slice(1);
+    if (/^[0-9a-f]{32}$/i.test(hashId)) {
+      try {
+        const st = await api('GET', '/api/games/' + hashId);
+        if (st && gameEntry(st.game)) {
+          await selectGame(st.game, false);
+          const p = st.players || {};
+          $('black-spec').value = p.black || 'human';
+          $('white-spec').value = p.white || 'human';
+          SIDES.forEach(syncSelect);
+          resetRunner();
+          S.gen++;
+          apply(st);
+          schedule();
+          return;
+        }
+      } catch (e) { /* gone: start afresh */ }
+    }
+    const first = gameEntry('othello8') ? 'othello8' : games[0].id;
+    await selectGame(first, true);
+    newGame();
+  }
+
+  function init() {
+    S.speed = Math.max(0, Math.min(2000, Number(load('speed', 500)) || 0));
+    S.showEvals = !!load('showEvals', false);
+    $('speed').value = String(S.speed);
+    $('speed-value').textContent = S.speed + ' ms';
+    $('show-evals').checked = S.showEvals;
+    bind();
+    renderGraph();
+    renderMoves();
+    renderControls();
+    start();
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();
