@@ -188,7 +188,7 @@ async fn the_app_plays_in_a_real_browser() {
             count(&c, "#count-black").await,
             count(&c, "#count-white").await,
         );
-        b + w == 6 && legal_cells(&c).await.len() > 0
+        b + w == 6 && !legal_cells(&c).await.is_empty()
     })
     .await;
 
