@@ -68,7 +68,10 @@ async fn play(client: reqwest::Client, base: String, k: usize) -> Result<Vec<Dur
             let mv = if state["must_pass"].as_bool().unwrap_or(false) {
                 "pass".to_string()
             } else {
-                state["legal"][0]["move"].as_str().unwrap_or("pass").to_string()
+                state["legal"][0]["move"]
+                    .as_str()
+                    .unwrap_or("pass")
+                    .to_string()
             };
             state = post(format!("{base}/api/games/{id}/move"), json!({"move": mv})).await?;
         } else {

@@ -122,8 +122,10 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         config,
     });
     let sweeper = Arc::downgrade(&app);
+    let idle = app.config.idle;
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(30));
+        let every = (idle / 2).clamp(Duration::from_millis(50), Duration::from_secs(30));
+        let mut tick = tokio::time::interval(every);
         loop {
             tick.tick().await;
             let Some(app) = sweeper.upgrade() else { break };

@@ -503,3 +503,63 @@ async fn garbage_never_breaks_the_server() {
     let (_, now) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
     assert_eq!(now["moves"], json!([]));
 }
+
+#[tokio::test]
+async fn idle_games_expire() {
+    let config = ServerConfig {
+        idle: Duration::from_millis(200),
+        ..ServerConfig::default()
+    };
+    let app = web::router(catalog(), config);
+    let state = new_game(&app, json!({"game": "othello6"})).await;
+    let id = id(&state);
+    let (status, _) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let (status, err) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("expired"));
+}
+
+#[tokio::test]
+async fn events_stream_the_state() {
+    let app = app();
+    let state = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let id = id(&state);
+    let resp = app
+        .clone()
+        .oneshot(
+            Request::builder()
+                .uri(format!("/api/games/{id}/events"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let mut body = resp.into_body();
+    let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+        .await
+        .expect("an event in time")
+        .expect("a frame")
+        .expect("no error");
+    let text = String::from_utf8(frame.into_data().expect("data").to_vec()).expect("utf-8");
+    assert!(text.starts_with("event: state"), "{text}");
+    assert!(text.contains(&id), "{text}");
+    // A move is published to the stream.
+    let (status, _) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(r#"{"move": "c2"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let frame = tokio::time::timeout(Duration::from_secs(5), body.frame())
+        .await
+        .expect("an event in time")
+        .expect("a frame")
+        .expect("no error");
+    let text = String::from_utf8(frame.into_data().expect("data").to_vec()).expect("utf-8");
+    assert!(text.contains("\"c2\""), "{text}");
+}
