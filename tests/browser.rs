@@ -1,6 +1,7 @@
 //! End to end in a real headless Chromium (Debian's `chromium` and `chromium-driver`, which
 //! `.ci/run` installs): load the app, click a legal move and see the AI reply, see an illegal
-//! click refused, and play a whole 6x6 game against `random` to the game-over banner. Saves a
+//! click refused, play a whole 6x6 game against `random` to the game-over banner and a Gomoku
+//! game against the default engine to its winning line. Saves a
 //! screenshot to `target/app-screenshot.png`.
 //!
 //! Set `STONELAB_SKIP_BROWSER=1` to skip on a machine without Chromium (CI never does).
@@ -255,6 +256,72 @@ async fn the_app_plays_in_a_real_browser() {
         count(&c, "#count-white").await,
     );
     assert!(b + w > 4 && b + w <= 36, "{b}-{w}");
+
+    // Gomoku against the default engine: the board is 15x15, the game ends with a banner and a
+    // highlighted line (the engine wins against a player who always takes the first point).
+    let select = c
+        .find(Locator::Css("#game-select"))
+        .await
+        .expect("game select");
+    select
+        .select_by_value("gomoku15")
+        .await
+        .expect("choose gomoku15");
+    wait_until(20, "the 15x15 board", || async {
+        c.find_all(Locator::Css("#board .pt"))
+            .await
+            .map_or(0, |v| v.len())
+            == 225
+            && legal_cells(&c).await.len() == 225
+    })
+    .await;
+    let started = Instant::now();
+    while !banner_visible(&c).await {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the Gomoku game did not end"
+        );
+        let cells = legal_cells(&c).await;
+        if let Some(cell) = cells.first() {
+            let _ = cell.click().await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    let banner = text(&c, "#banner").await;
+    assert!(banner.contains("five in a row"), "{banner}");
+    let line = c
+        .find_all(Locator::Css("#board .win-line, #board .win-ring"))
+        .await
+        .unwrap_or_default();
+    assert!(!line.is_empty(), "no winning line drawn");
+
+    // Back to the finished 6x6 picture for the screenshot is not possible; show Othello 8x8
+    // after a few moves instead.
+    let select = c
+        .find(Locator::Css("#game-select"))
+        .await
+        .expect("game select");
+    select
+        .select_by_value("othello8")
+        .await
+        .expect("choose othello8");
+    wait_until(20, "the 8x8 board", || async {
+        legal_cells(&c).await.len() == 4
+    })
+    .await;
+    for _ in 0..6 {
+        wait_until(30, "the human's turn", || async {
+            !legal_cells(&c).await.is_empty()
+        })
+        .await;
+        let cells = legal_cells(&c).await;
+        let _ = cells[cells.len() / 2].click().await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    wait_until(30, "the human's turn", || async {
+        !legal_cells(&c).await.is_empty()
+    })
+    .await;
 
     // Let the last flips settle and the messages clear before the picture.
     wait_until(10, "a clear status line", || async {
