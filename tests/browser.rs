@@ -1,8 +1,8 @@
 //! End to end in a real headless Chromium (Debian's `chromium` and `chromium-driver`, which
 //! `.ci/run` installs): load the app, click a legal move and see the AI reply, see an illegal
 //! click refused, play a whole 6x6 game against `random` to the game-over banner and a Gomoku
-//! game against the default engine to its winning line. Saves a
-//! screenshot to `target/app-screenshot.png`.
+//! game against the default engine to its winning line. Saves a screenshot to
+//! `target/tmp/app-screenshot.png` (Cargo's `CARGO_TARGET_TMPDIR`).
 //!
 //! Set `STONELAB_SKIP_BROWSER=1` to skip on a machine without Chromium (CI never does).
 
@@ -330,7 +330,8 @@ async fn the_app_plays_in_a_real_browser() {
     .await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     let png = c.screenshot().await.expect("screenshot");
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/app-screenshot.png");
+    // Cargo's scratch folder for integration tests (under the target folder, wherever it is).
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("app-screenshot.png");
     std::fs::write(&path, png).expect("write the screenshot");
     c.close().await.expect("close the browser");
 }
