@@ -96,7 +96,8 @@ async fn browser(driver_port: u16) -> Client {
         options["binary"] = json!(b);
     }
     caps.insert("goog:chromeOptions".into(), options);
-    ClientBuilder::native()
+    // Plain HTTP to the local chromedriver: no TLS library needed.
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(caps)
         .connect(&format!("http://127.0.0.1:{driver_port}"))
         .await
