@@ -170,10 +170,16 @@ fn serve_says_where_it_listens_and_refuses_a_taken_port() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     let port = listener.local_addr().expect("address").port().to_string();
     let line = first_line_of_server(&["serve", "--port", &port]);
-    assert!(line.contains("already in use") && line.contains("--port"), "{line}");
+    assert!(
+        line.contains("already in use") && line.contains("--port"),
+        "{line}"
+    );
     drop(listener);
     let line = first_line_of_server(&["serve", "--port", "0"]);
-    assert!(line.contains("stonelab is running: open http://127.0.0.1:"), "{line}");
+    assert!(
+        line.contains("stonelab is running: open http://127.0.0.1:"),
+        "{line}"
+    );
 }
 
 #[test]
