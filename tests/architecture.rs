@@ -14,7 +14,9 @@ fn layer(name: &str) -> Option<u32> {
         "stonelab-othello-engine" | "stonelab-gomoku-engine" => 3,
         "stonelab-env" | "stonelab-learn" => 4,
         "stonelab-arena" | "stonelab-protocol" => 5,
-        "stonelab" | "stonelab-web" | "stonelab-py" => 6,
+        "stonelab-web" | "stonelab-py" => 6,
+        // The binary is on top of the apps: it serves the web app.
+        "stonelab" => 7,
         _ => return None,
     })
 }
