@@ -34,43 +34,58 @@ impl Default for ServeArgs {
     }
 }
 
+/// The registry without agents that start external programs: a web page must never be able to
+/// run a command on this machine.
+fn local_only<G: game::Game>(mut registry: search::Registry<G>) -> search::Registry<G> {
+    registry.remove("nboard-engine");
+    registry.remove("gomocup-engine");
+    registry
+}
+
 /// Every game of the app with its agents, default opponent and hint agent.
 pub fn catalog() -> Catalog {
+    // The hint searches as deep as its time allows, then solves the last 18 empties exactly.
+    let othello_hint = "solver:depth=64,time=2s";
     Catalog::new()
         .with(
             "Othello 8x8",
-            othello_registry::<8>(),
+            local_only(othello_registry::<8>()),
             "alphabeta:time=1s",
-            "solver:time=2s",
+            othello_hint,
         )
         .with(
             "Othello 6x6",
-            othello_registry::<6>(),
+            local_only(othello_registry::<6>()),
             "alphabeta:time=1s",
-            "solver:time=2s",
+            othello_hint,
         )
-        .with("Othello 4x4", othello_registry::<4>(), "dp", "dp")
+        .with(
+            "Othello 4x4",
+            local_only(othello_registry::<4>()),
+            "dp",
+            "dp",
+        )
         .with(
             "Gomoku 15x15 (freestyle)",
-            gomoku_registry::<presets::Freestyle15>(),
+            local_only(gomoku_registry::<presets::Freestyle15>()),
             "gomoku:time=1s",
             "gomoku:time=2s",
         )
         .with(
             "Omok 19x19 (freestyle)",
-            gomoku_registry::<presets::Freestyle19>(),
+            local_only(gomoku_registry::<presets::Freestyle19>()),
             "gomoku:time=1s",
             "gomoku:time=2s",
         )
         .with(
             "Gomoku 15x15 (exactly five)",
-            gomoku_registry::<presets::Standard15>(),
+            local_only(gomoku_registry::<presets::Standard15>()),
             "gomoku:time=1s",
             "gomoku:time=2s",
         )
         .with(
             "Renju 15x15",
-            gomoku_registry::<presets::Renju15>(),
+            local_only(gomoku_registry::<presets::Renju15>()),
             "gomoku:time=1s",
             "gomoku:time=2s",
         )
@@ -104,13 +119,28 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         let addr = SocketAddr::new(args.host, args.port);
         let listener = web::bind(addr).await.map_err(anyhow::Error::msg)?;
         let local = listener.local_addr().unwrap_or(addr);
-        let mut config = ServerConfig::default();
+        let mut config = ServerConfig {
+            // On a loopback address only loopback host names are answered (no DNS rebinding);
+            // on a public address any name is.
+            loopback_hosts_only: args.host.is_loopback(),
+            ..ServerConfig::default()
+        };
         if let Some(w) = args.workers {
             config.workers = w.max(1);
         }
         println!("stonelab is running: open http://{local}/ in your browser (Ctrl-C stops it)");
+        // Ctrl-C stops gracefully; open event streams or a long search get two seconds, and a
+        // second Ctrl-C stops at once.
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
+            eprintln!("stopping…");
+            tokio::spawn(async {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
+                }
+                std::process::exit(0);
+            });
         };
         web::serve(listener, catalog(), config, shutdown)
             .await

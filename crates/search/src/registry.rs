@@ -162,6 +162,12 @@ impl<G: Game> Registry<G> {
         self.entries.insert(name, Entry { about, keys, build });
     }
 
+    /// Removes an agent (for example external engines from a public server); whether it was
+    /// there.
+    pub fn remove(&mut self, name: &str) -> bool {
+        self.entries.remove(name).is_some()
+    }
+
     /// The registered names, sorted.
     #[must_use]
     pub fn names(&self) -> Vec<&'static str> {

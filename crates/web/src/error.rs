@@ -17,10 +17,24 @@ pub struct ApiError {
 
 impl ApiError {
     fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        ApiError {
-            status,
-            message: message.into(),
-        }
+        // Messages may quote user input: keep them short.
+        let message: String = message.into();
+        let message = if message.chars().count() > 300 {
+            message.chars().take(300).chain("…".chars()).collect()
+        } else {
+            message
+        };
+        ApiError { status, message }
+    }
+
+    /// 403: the request is not allowed here.
+    pub fn forbidden(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, message)
+    }
+
+    /// 405: the route exists but not with this method.
+    pub fn method_not_allowed(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::METHOD_NOT_ALLOWED, message)
     }
 
     /// 400: the request is malformed.

@@ -12,5 +12,5 @@ pub mod view;
 pub use catalog::{Catalog, GameKind};
 pub use error::ApiError;
 pub use server::{bind, router, serve, ServerConfig};
-pub use session::{GameSession, Session};
+pub use session::{GameSession, Session, Think};
 pub use view::WebGame;

@@ -23,7 +23,7 @@ use tokio::sync::{broadcast, Semaphore};
 
 use crate::catalog::Catalog;
 use crate::error::ApiError;
-use crate::session::{clip, Session};
+use crate::session::{clip, Session, Think};
 
 const INDEX_HTML: &str = include_str!("../static/index.html");
 const APP_JS: &str = include_str!("../static/app.js");
@@ -42,14 +42,18 @@ pub struct ServerConfig {
     pub queue_wait: Duration,
     /// The most thinking time a request may ask for.
     pub max_think: Duration,
-    /// Thinking time when a request names none.
+    /// Thinking time when neither the request nor the agent's spec names one.
     pub default_think: Duration,
+    /// Answer only requests whose `Host` is a loopback name (`localhost`, `127.0.0.1`,
+    /// `[::1]`), so that a web page cannot reach the server through DNS rebinding. Set it
+    /// when serving on a loopback address.
+    pub loopback_hosts_only: bool,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
-            max_games: 2_000,
+            max_games: 500,
             idle: Duration::from_secs(30 * 60),
             workers: std::thread::available_parallelism()
                 .map_or(2, |n| n.get())
@@ -57,6 +61,7 @@ impl Default for ServerConfig {
             queue_wait: Duration::from_secs(30),
             max_think: Duration::from_secs(10),
             default_think: Duration::from_secs(1),
+            loopback_hosts_only: true,
         }
     }
 }
@@ -140,7 +145,7 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         .route("/api/catalog", get(catalog_json))
         .route("/api/agents", get(agents))
         .route("/api/games", post(create))
-        .route("/api/games/{id}", get(state))
+        .route("/api/games/{id}", get(state).delete(delete_game))
         .route("/api/games/{id}/move", post(play))
         .route("/api/games/{id}/agent-move", post(agent_move))
         .route("/api/games/{id}/undo", post(undo))
@@ -150,7 +155,38 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         .route("/api/games/{id}/analysis", get(analysis))
         .route("/api/games/{id}/events", get(events))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            check_host,
+        ))
         .with_state(app)
+}
+
+/// Refuses requests addressed to a name other than loopback (see
+/// [`ServerConfig::loopback_hosts_only`]).
+async fn check_host(
+    State(app): State<Shared>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    if app.config.loopback_hosts_only {
+        if let Some(host) = request.headers().get(header::HOST) {
+            let host = host.to_str().unwrap_or("");
+            let name = match host.rsplit_once(':') {
+                Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
+                _ => host,
+            };
+            if !matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
+                return ApiError::forbidden(format!(
+                    "requests for host {:?} are refused: open the app at a loopback address",
+                    clip(host)
+                ))
+                .into_response();
+            }
+        }
+    }
+    next.run(request).await
 }
 
 /// Binds `addr` and serves until `shutdown` completes.
@@ -213,11 +249,13 @@ impl App {
             .lock()
             .map_err(|_| ApiError::internal("game store unavailable"))?;
         if games.len() >= self.config.max_games {
-            // Drop the least recently used idle game.
+            // Drop the least recently used game, but never one in use in the last minute.
             let oldest = games
                 .iter()
                 .filter(|(_, e)| !e.busy.load(Ordering::SeqCst))
-                .min_by_key(|(_, e)| e.last_used.lock().map_or(Instant::now(), |t| *t))
+                .filter_map(|(id, e)| e.last_used.lock().ok().map(|t| (id, *t)))
+                .filter(|(_, t)| t.elapsed() >= Duration::from_secs(60))
+                .min_by_key(|(_, t)| *t)
                 .map(|(id, _)| id.clone());
             match oldest {
                 Some(id) => {
@@ -240,9 +278,12 @@ impl App {
         Ok((id, state))
     }
 
-    fn think_time(&self, ms: Option<u64>) -> Duration {
-        ms.map_or(self.config.default_think, Duration::from_millis)
-            .min(self.config.max_think)
+    fn think(&self, ms: Option<u64>) -> Think {
+        Think {
+            requested: ms.map(Duration::from_millis),
+            default: self.config.default_think,
+            cap: self.config.max_think,
+        }
     }
 }
 
@@ -282,6 +323,10 @@ async fn not_found() -> ApiError {
     ApiError::not_found("no such page or API route")
 }
 
+async fn method_not_allowed() -> ApiError {
+    ApiError::method_not_allowed("this route does not take that method (see API.md)")
+}
+
 // ----- request bodies -----
 
 fn body<T>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
@@ -290,16 +335,12 @@ fn body<T>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
         .map_err(|e| ApiError::bad_request(format!("bad JSON body: {}", e.body_text())))
 }
 
-/// An optional JSON body: empty means the defaults.
-fn optional_body<T: Default>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    match payload {
-        Ok(Json(v)) => Ok(v),
-        Err(JsonRejection::MissingJsonContentType(_)) => Ok(T::default()),
-        Err(e) => Err(ApiError::bad_request(format!(
-            "bad JSON body: {}",
-            e.body_text()
-        ))),
+/// An optional JSON body: empty (whatever the content type) means the defaults.
+fn optional_body<T: Default + serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
     }
+    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
 }
 
 #[derive(Deserialize)]
@@ -398,6 +439,24 @@ async fn create(
     Ok((StatusCode::CREATED, Json(state)))
 }
 
+async fn delete_game(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let entry = app.entry(&id)?;
+    if entry.busy.load(Ordering::SeqCst) || entry.session.try_lock().is_err() {
+        return Err(ApiError::conflict(
+            "busy: an agent is thinking on this game",
+        ));
+    }
+    let mut games = app
+        .games
+        .lock()
+        .map_err(|_| ApiError::internal("game store unavailable"))?;
+    games.remove(&id);
+    Ok(StatusCode::NO_CONTENT)
+}
+
 async fn state(State(app): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
     Ok(Json(app.entry(&id)?.state(&id)))
 }
@@ -433,9 +492,9 @@ async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Result<Json<
 async fn players(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: Result<Json<PlayersBody>, JsonRejection>,
+    payload: axum::body::Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let req = optional_body(payload)?;
+    let req: PlayersBody = optional_body(&payload)?;
     quick(&app, &id, |s| {
         s.set_players(req.black.as_deref(), req.white.as_deref())
     })
@@ -468,11 +527,24 @@ async fn heavy(
     let guard = Arc::clone(&entry.session)
         .try_lock_owned()
         .map_err(|_| ApiError::conflict("busy: an agent is thinking on this game"))?;
-    let permit = tokio::time::timeout(app.config.queue_wait, Arc::clone(&app.pool).acquire_owned())
-        .await
-        .map_err(|_| ApiError::unavailable("the server is busy: try again shortly"))?
-        .map_err(|_| ApiError::unavailable("the server is shutting down"))?;
+    // Busy from now on: the game is waiting for a worker, then thinking.
     entry.busy.store(true, Ordering::SeqCst);
+    let permit =
+        match tokio::time::timeout(app.config.queue_wait, Arc::clone(&app.pool).acquire_owned())
+            .await
+        {
+            Ok(Ok(permit)) => permit,
+            Ok(Err(_)) => {
+                entry.busy.store(false, Ordering::SeqCst);
+                return Err(ApiError::unavailable("the server is shutting down"));
+            }
+            Err(_) => {
+                entry.busy.store(false, Ordering::SeqCst);
+                return Err(ApiError::unavailable(
+                    "the server is busy: try again shortly",
+                ));
+            }
+        };
     if announce {
         let side = entry
             .state(id)
@@ -513,10 +585,10 @@ async fn heavy(
 async fn agent_move(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: Result<Json<ThinkBody>, JsonRejection>,
+    payload: axum::body::Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let req = optional_body(payload)?;
-    let think = app.think_time(req.time_ms);
+    let req: ThinkBody = optional_body(&payload)?;
+    let think = app.think(req.time_ms);
     // Refuse at once when no agent is to move (before queueing).
     {
         let entry = app.entry(&id)?;
@@ -529,7 +601,7 @@ async fn agent_move(
     let result = heavy(
         &app,
         &id,
-        think,
+        think.cap,
         true,
         Box::new(move |s| s.agent_move(think)),
     )
@@ -547,11 +619,18 @@ async fn agent_move(
 async fn hint(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: Result<Json<ThinkBody>, JsonRejection>,
+    payload: axum::body::Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let req = optional_body(payload)?;
-    let think = app.think_time(req.time_ms);
-    let result = heavy(&app, &id, think, false, Box::new(move |s| s.hint(think))).await?;
+    let req: ThinkBody = optional_body(&payload)?;
+    let think = app.think(req.time_ms);
+    let result = heavy(
+        &app,
+        &id,
+        think.cap,
+        false,
+        Box::new(move |s| s.hint(think)),
+    )
+    .await?;
     Ok(Json(result.get("answer").cloned().unwrap_or(Value::Null)))
 }
 
@@ -561,7 +640,7 @@ async fn analysis(
     query: Result<Query<TimeQuery>, QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Query(q) = query.map_err(|_| ApiError::bad_request("expected ?time_ms=N"))?;
-    let think = app.think_time(q.time_ms);
+    let think = app.think(q.time_ms).for_spec("");
     let result = heavy(
         &app,
         &id,

@@ -25,11 +25,11 @@ pub trait Session: Send {
     /// # Errors
     /// 409 when no agent is to move.
     fn agent_to_move(&self) -> Result<String, ApiError>;
-    /// Lets the agent of the side to move play, thinking at most `time`.
+    /// Lets the agent of the side to move play within `think`.
     ///
     /// # Errors
-    /// 409 when no agent is to move; 500 when the agent fails.
-    fn agent_move(&mut self, time: Duration) -> Result<Value, ApiError>;
+    /// 409 when no agent is to move; 422 when the agent cannot play this position.
+    fn agent_move(&mut self, think: Think) -> Result<Value, ApiError>;
     /// Takes back to the human's previous turn (one move without exactly one human).
     ///
     /// # Errors
@@ -39,7 +39,7 @@ pub trait Session: Send {
     ///
     /// # Errors
     /// 409 when the game is over.
-    fn hint(&mut self, time: Duration) -> Result<Value, ApiError>;
+    fn hint(&mut self, think: Think) -> Result<Value, ApiError>;
     /// Changes who plays.
     ///
     /// # Errors
@@ -52,6 +52,57 @@ pub trait Session: Send {
     fn set_position(&mut self, text: &str) -> Result<(), ApiError>;
     /// Scores of the legal moves.
     fn analysis(&self, time: Duration) -> Value;
+}
+
+/// How long an agent may think: the request's time, else the agent spec's own `time=`, else the
+/// server default; never more than the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Think {
+    /// The time the request asked for.
+    pub requested: Option<Duration>,
+    /// The time when neither the request nor the spec names one.
+    pub default: Duration,
+    /// The most any request may use.
+    pub cap: Duration,
+}
+
+impl Think {
+    /// The time for an agent built from `spec`.
+    #[must_use]
+    pub fn for_spec(&self, spec: &str) -> Duration {
+        let own = spec
+            .parse::<search::Spec>()
+            .ok()
+            .and_then(|s| s.duration("time").ok().flatten());
+        self.requested.or(own).unwrap_or(self.default).min(self.cap)
+    }
+}
+
+/// Keys whose large values would let one request take gigabytes or minutes.
+const LIMITS: [(&str, u64, &str); 2] = [
+    ("tt", 20, "transposition tables above 2^20 entries"),
+    (
+        "empties",
+        20,
+        "exact solving from more than 20 empty squares",
+    ),
+];
+
+/// Refuses specs the app does not run for the public (see [`LIMITS`]).
+fn check_limits(spec: &str) -> Result<(), ApiError> {
+    let Ok(parsed) = spec.parse::<search::Spec>() else {
+        return Ok(()); // the registry reports the parse error
+    };
+    for (key, max, what) in LIMITS {
+        if let Some(value) = parsed.text(key) {
+            if value.trim().parse::<u64>().is_ok_and(|v| v > max) {
+                return Err(ApiError::bad_request(format!(
+                    "{spec:?}: {key}={value} is above {max}: the app does not run {what}"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -116,6 +167,7 @@ impl<G: WebGame> GameSession<G> {
         if is_human(spec) {
             return Ok(None);
         }
+        check_limits(spec)?;
         self.registry
             .build(spec, seed)
             .map(Some)
@@ -235,6 +287,14 @@ impl<G: WebGame> Session for GameSession<G> {
         if pos.is_over() {
             return Err(ApiError::conflict("the game is over"));
         }
+        let side = pos.side_to_move();
+        if !is_human(&self.players[side.index()]) {
+            return Err(ApiError::conflict(format!(
+                "{} is played by {}: ask for its move with agent-move",
+                color_name(side),
+                self.players[side.index()]
+            )));
+        }
         let mv = G::parse_move(text.trim())
             .map_err(|e| ApiError::unprocessable(format!("{:?}: {e}", clip(text))))?;
         let next = pos
@@ -260,8 +320,9 @@ impl<G: WebGame> Session for GameSession<G> {
         Ok(spec.clone())
     }
 
-    fn agent_move(&mut self, time: Duration) -> Result<Value, ApiError> {
+    fn agent_move(&mut self, think: Think) -> Result<Value, ApiError> {
         let spec = self.agent_to_move()?;
+        let time = think.for_spec(&spec);
         let pos = self.current().clone();
         let side = pos.side_to_move();
         let started = Instant::now();
@@ -270,7 +331,7 @@ impl<G: WebGame> Session for GameSession<G> {
         };
         let decision = agent
             .select(&pos, &Budget::time(time))
-            .map_err(|e| ApiError::internal(format!("{spec}: {e}")))?;
+            .map_err(|e| ApiError::unprocessable(format!("{spec} cannot play here: {e}")))?;
         let elapsed = started.elapsed();
         let next = pos
             .play(decision.mv)
@@ -307,7 +368,8 @@ impl<G: WebGame> Session for GameSession<G> {
         Ok(())
     }
 
-    fn hint(&mut self, time: Duration) -> Result<Value, ApiError> {
+    fn hint(&mut self, think: Think) -> Result<Value, ApiError> {
+        let time = think.for_spec(&self.hint_spec);
         let pos = self.current().clone();
         if pos.is_over() {
             return Err(ApiError::conflict("the game is over"));
@@ -318,7 +380,7 @@ impl<G: WebGame> Session for GameSession<G> {
         let started = Instant::now();
         let d = agent
             .select(&pos, &Budget::time(time))
-            .map_err(|e| ApiError::internal(e.to_string()))?;
+            .map_err(|e| ApiError::unprocessable(format!("no hint here: {e}")))?;
         Ok(self.decision_json(&d, &self.hint_spec, pos.side_to_move(), started.elapsed()))
     }
 

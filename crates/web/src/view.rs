@@ -258,7 +258,7 @@ impl<const N: usize> WebGame for Othello<N> {
                 Scored {
                     mv,
                     score,
-                    exact: mine.abs() >= search::WIN,
+                    exact: child.is_over() || mine.abs() >= search::WIN,
                 }
             })
             .collect()

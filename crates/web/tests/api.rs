@@ -563,3 +563,73 @@ async fn events_stream_the_state() {
     let text = String::from_utf8(frame.into_data().expect("data").to_vec()).expect("utf-8");
     assert!(text.contains("\"c2\""), "{text}");
 }
+
+#[tokio::test]
+async fn moves_for_an_agent_limits_deletion_and_hosts() {
+    let app = app();
+    // The side to move is an agent: a plain move is refused.
+    let state = new_game(
+        &app,
+        json!({"game": "othello6", "black": "greedy", "white": "human"}),
+    )
+    .await;
+    let id = id(&state);
+    let (status, err) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/move"),
+        Some(r#"{"move": "c2"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CONFLICT, "{err}");
+    // Specs that would take gigabytes or minutes are refused.
+    for spec in ["alphabeta:tt=24", "alphabeta:depth=3,tt=21"] {
+        let (status, err) = call(
+            &app,
+            "POST",
+            "/api/games",
+            Some(&json!({"game": "othello6", "white": spec}).to_string()),
+        )
+        .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{spec}: {err}");
+    }
+    // Empty bodies are fine for the optional ones, whatever the content type.
+    let (status, _) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/agent-move"),
+        Some(""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // DELETE frees a game.
+    let (status, _) = call(&app, "DELETE", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // A wrong method is a JSON error too.
+    let (status, err) = call(&app, "PUT", "/api/games", Some("{}")).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(err["error"].as_str().is_some());
+    // Only loopback host names are answered (no DNS rebinding).
+    for (host, want) in [
+        ("localhost:8080", StatusCode::OK),
+        ("127.0.0.1:8080", StatusCode::OK),
+        ("[::1]:8080", StatusCode::OK),
+        ("evil.example:8080", StatusCode::FORBIDDEN),
+        ("127.0.0.1.evil.example", StatusCode::FORBIDDEN),
+    ] {
+        let resp = app
+            .clone()
+            .oneshot(
+                Request::builder()
+                    .uri("/api/catalog")
+                    .header("host", host)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), want, "{host}");
+    }
+}
