@@ -41,11 +41,33 @@
   const num = (v) => typeof v === 'number' && isFinite(v);
   const r1 = (v) => Math.round(v * 10) / 10;
 
+  // A plain number with its sign (analysis scores: Othello discs, Gomoku engine units).
   function fmtScore(s) {
     if (!num(s)) return '–';
     if (Math.abs(s) >= WIN) return s > 0 ? 'win' : 'loss';
     const v = Number.isInteger(s) ? s : s.toFixed(1);
     return s > 0 ? '+' + v : String(v);
+  }
+  // An agent's score (decisions, hints, per-move evals). Othello agents score in the
+  // evaluator's units, 100 per disc, and a proven result as ±(WIN + margin in discs).
+  function fmtEval(s, family) {
+    if (!num(s)) return '–';
+    const proven = Math.abs(s) >= WIN;
+    if (family === 'othello') {
+      if (proven) {
+        const margin = Math.round(Math.abs(s) - WIN);
+        if (margin === 0) return 'draw';
+        return (s > 0 ? 'win by ' : 'loss by ') + margin;
+      }
+      const d = s / 100;
+      const v = Math.abs(d).toFixed(1);
+      return v === '0.0' ? '0.0' : (d > 0 ? '+' : '-') + v;
+    }
+    if (proven) return s > 0 ? 'win' : 'loss';
+    return fmtScore(s);
+  }
+  function curFamily() {
+    return S.game ? S.game.family : '';
   }
   function fmtCount(n) {
     if (!num(n)) return '';
@@ -136,6 +158,9 @@
   // Exactly one request in flight. A user action arriving meanwhile is queued (one slot,
   // latest wins) and runs when the request in flight ends; background work (agent moves,
   // analysis, refreshes) is simply dropped and rescheduled from the state.
+  // opts.check (optional) is asked right before the request is sent: a queued action whose
+  // check fails against the state as it is then (a move no longer legal, no longer the
+  // human's turn) is dropped silently.
   function run(kind, fn, opts) {
     opts = opts || {};
     if (S.inflight) {
@@ -145,6 +170,7 @@
       }
       return;
     }
+    if (opts.check && !opts.check()) return;
     clearTimeout(S.timer);
     S.timer = null;
     const gen = S.gen;
@@ -166,7 +192,8 @@
         const q = S.queued;
         S.queued = null;
         q.go();
-        return;
+        if (S.inflight) return;
+        // The queued action was dropped: carry on from the state.
       }
       S.queued = null;
       if (after) {
@@ -263,14 +290,26 @@
   function agentMove(user) {
     const g = S.game;
     if (!g || !agentToMove(g)) return;
+    const side = g.to_move;
+    const spec = g.players[side];
+    const check = () => {
+      const cur = S.game;
+      return agentToMove(cur) && cur.to_move === side && cur.players[side] === spec && (!user || S.paused);
+    };
     gameCall('agent', 'POST', '/agent-move', {}, (r) => {
       if (!r || !r.state) throw new ApiError(500, 'Unexpected reply from the server.');
       apply(r.state, r.decision);
-    }, { user, side: g.to_move, spec: g.players[g.to_move] });
+    }, { user, side, spec, check });
+  }
+
+  // A human move; re-checked against the state when it is sent (it may have been queued).
+  function canPlay(mv) {
+    const g = S.game;
+    return !!g && g.human_to_move && !!findLegal(g, mv);
   }
 
   function play(mv) {
-    gameCall('move', 'POST', '/move', { move: mv }, (st) => apply(st), { user: true });
+    gameCall('move', 'POST', '/move', { move: mv }, (st) => apply(st), { user: true, check: () => canPlay(mv) });
   }
 
   function undo() {
@@ -278,7 +317,7 @@
     if (!g) return;
     if (!g.moves.length) { toast('Nothing to undo.'); return; }
     if (bothAgents(g) && !S.paused) { S.paused = true; renderControls(); }
-    gameCall('undo', 'POST', '/undo', {}, (st) => apply(st), { user: true });
+    gameCall('undo', 'POST', '/undo', {}, (st) => apply(st), { user: true, check: () => !!S.game && S.game.moves.length > 0 });
   }
 
   function hint() {
@@ -293,8 +332,8 @@
       S.hint = { key: stateKey(cur), move: d.move, index, decision: d };
       renderOverlay();
       renderDecision();
-      toast('Hint: ' + d.move + (num(d.score) ? ' (' + fmtScore(d.score) + ')' : ''), 'ok');
-    }, { user: true, side: g.to_move, spec: (gameEntry(g.game) || {}).hint_agent || 'hint engine' });
+      toast('Hint: ' + d.move + (num(d.score) ? ' (' + fmtEval(d.score, cur.family) + ')' : ''), 'ok');
+    }, { user: true, side: g.to_move, spec: (gameEntry(g.game) || {}).hint_agent || 'hint engine', check: () => !!S.game && !S.game.over });
   }
 
   function analyze() {
@@ -311,29 +350,40 @@
     });
   }
 
+  // The players the spec fields ask for; an empty field means the game's default agent
+  // (the same for a new game and for "Apply to this game"). A side is left out only when
+  // the catalog names no default agent.
+  function playerSpecs(gameId) {
+    const e = gameEntry(gameId);
+    const dflt = e && typeof e.default_agent === 'string' && e.default_agent.trim() ? e.default_agent.trim() : '';
+    const body = {};
+    for (const side of SIDES) {
+      const v = $(side + '-spec').value.trim() || dflt;
+      if (v) body[side] = v;
+    }
+    return body;
+  }
+
   function newGame() {
     if (!S.catalog) return;
-    const body = { game: S.gameId };
-    const b = $('black-spec').value.trim();
-    const w = $('white-spec').value.trim();
-    if (b) body.black = b;
-    if (w) body.white = w;
+    const body = Object.assign({ game: S.gameId }, playerSpecs(S.gameId));
     resetRunner();
     S.gen++;
     S.paused = false;
     run('new', async (signal, gen) => {
       const st = await api('POST', '/api/games', body, signal);
-      if (gen !== S.gen) return;
+      if (gen !== S.gen) {
+        // Replaced before it was shown: nobody will use it.
+        if (st && typeof st.id === 'string') forgetGame(st.id);
+        return;
+      }
       apply(st);
     }, { user: true });
   }
 
   function applyPlayers() {
-    const body = {};
-    const b = $('black-spec').value.trim();
-    const w = $('white-spec').value.trim();
-    if (b) body.black = b;
-    if (w) body.white = w;
+    if (!S.game) return;
+    const body = playerSpecs(S.game.game);
     gameCall('players', 'POST', '/players', body, (st) => {
       apply(st);
       toast('Players updated.', 'ok');
@@ -424,6 +474,8 @@
     S.game = g;
     S.lost = false;
     if (!same) {
+      // A new game replaced the one shown: let the server free the old one.
+      if (prev) forgetGame(prev.id);
       S.decision = { black: null, white: null };
       S.lastDecision = null;
       S.analysis = null;
@@ -450,6 +502,16 @@
       if (g.moves.length === prev.moves.length + 1) for (const i of g.flipped) if (stoneAt(g, i)) anim.flipped.add(i);
     }
     render(anim);
+  }
+
+  // DELETE a game the page no longer shows. Fire and forget: errors are ignored, but an
+  // agent still thinking on it (409) gets a few more tries.
+  function forgetGame(id, tries) {
+    if (typeof id !== 'string' || !/^[0-9a-f]{32}$/i.test(id)) return;
+    tries = tries || 0;
+    api('DELETE', '/api/games/' + id).catch((e) => {
+      if (e instanceof ApiError && e.status === 409 && tries < 4) setTimeout(() => forgetGame(id, tries + 1), 1000 * (tries + 1));
+    });
   }
 
   function saveHash(id) {
@@ -497,7 +559,7 @@
     if (!g) { svg.innerHTML = ''; S.geom = null; return; }
     const N = g.size;
     const oth = g.family === 'othello';
-    const M = Math.round(C * 0.72);
+    const M = Math.round(C * (N >= 13 ? 0.92 : 0.72));
     const W = N * C + 2 * M;
     const X = (i) => M + (i % N) * C + C / 2;
     const Y = (i) => M + Math.floor(i / N) * C + C / 2;
@@ -505,8 +567,10 @@
     const entry = gameEntry(g.game);
     svg.setAttribute('viewBox', '0 0 ' + W + ' ' + W);
     svg.setAttribute('class', 'board ' + (oth ? 'othello' : 'gomoku'));
-    svg.setAttribute('aria-label', (entry ? entry.label : g.game) + ' board, ' + N + ' by ' + N);
-    const h = [DEFS];
+    svg.setAttribute('aria-label', (entry ? entry.label : g.game) + ' board, ' + N + ' by ' + N +
+      (g.human_to_move && !g.must_pass ? ': Tab to a legal move, arrow keys to move around, Enter to play' : ''));
+    // Everything but the points is decoration for assistive technology.
+    const h = [DEFS, '<g class="deco" aria-hidden="true">'];
     const B = N * C;
     if (oth) {
       h.push('<rect class="frame" width="' + W + '" height="' + W + '" rx="' + C * 0.3 + '"/>');
@@ -537,7 +601,9 @@
         h.push('<circle class="star" cx="' + (M + c * C + C / 2) + '" cy="' + (M + r * C + C / 2) + '" r="' + C * 0.1 + '"/>');
       }
     }
-    // Coordinates on all four edges.
+    // Coordinates on all four edges, sized in board units so they scale with the board
+    // (and a little larger on big Gomoku boards, whose margin is wider).
+    h.push('<g class="lbls" font-size="' + r1(M * (N >= 13 ? 0.6 : 0.48)) + '">');
     for (let k = 0; k < N; k++) {
       const p = M + k * C + C / 2;
       const f = esc(g.files[k]);
@@ -547,6 +613,7 @@
       h.push('<text class="lbl" x="' + M / 2 + '" y="' + p + '">' + r + '</text>');
       h.push('<text class="lbl" x="' + (W - M / 2) + '" y="' + p + '">' + r + '</text>');
     }
+    h.push('</g>');
     // Stones.
     const rad = oth ? C * 0.42 : C * 0.47;
     h.push('<g class="stones">');
@@ -580,7 +647,7 @@
       const y = Y(i);
       h.push('<path class="forbid" d="M' + (x - s) + ' ' + (y - s) + 'L' + (x + s) + ' ' + (y + s) + 'M' + (x + s) + ' ' + (y - s) + 'L' + (x - s) + ' ' + (y + s) + '"/>');
     }
-    h.push('</g><g id="overlay" class="overlay"></g>');
+    h.push('</g><g id="overlay" class="overlay"></g></g>');
     // Click targets on top: one per point, with stable data-index (display index).
     const legalAt = new Map();
     for (const l of g.legal) if (validIndex(l.index)) legalAt.set(l.index, l.move);
@@ -591,19 +658,34 @@
       const mv = legalAt.get(i);
       const st = stoneAt(g, i);
       const can = playable && mv !== undefined;
-      let title = coordName(g, i);
-      if (st) title += ': ' + st;
-      else if (forb.has(i)) title += ': forbidden for Black';
-      else if (can) title += ': play here';
+      const name = coordName(g, i);
+      let title = name;
+      let what = 'empty';
+      if (st) { title += ': ' + st; what = st + ' stone'; }
+      else if (forb.has(i)) { title += ': forbidden for Black'; what = 'forbidden for Black'; }
+      else if (can) { title += ': play here'; what = 'legal move'; }
+      // Focusable buttons: in the Tab order only where a human may play now.
       h.push('<g class="pt' + (can ? ' legal' : '') + '" data-index="' + i + '"' +
-        (mv !== undefined ? ' data-move="' + esc(mv) + '"' : '') + ' data-stone="' + (st || 'empty') + '">' +
+        (mv !== undefined ? ' data-move="' + esc(mv) + '"' : '') + ' data-stone="' + (st || 'empty') + '"' +
+        ' role="button" tabindex="' + (can ? '0' : '-1') + '" aria-label="' + esc(name + ', ' + what) + '"' +
+        (can ? '' : ' aria-disabled="true"') + '>' +
         '<rect x="' + (X(i) - C / 2) + '" y="' + (Y(i) - C / 2) + '" width="' + C + '" height="' + C + '"/>' +
         (can ? '<circle class="ghost" cx="' + X(i) + '" cy="' + Y(i) + '" r="' + r1(rad) + '" fill="url(#st-' + g.to_move + ')"/>' : '') +
         '<title>' + esc(title) + '</title></g>');
     }
     h.push('</g>');
+    // Keep the keyboard focus on the same point across redraws.
+    const act = document.activeElement;
+    const focusedAt = act && act !== svg && svg.contains(act) && act.getAttribute ? act.getAttribute('data-index') : null;
     svg.innerHTML = h.join('');
+    if (focusedAt !== null) focusPoint(Number(focusedAt));
     renderOverlay();
+  }
+
+  function focusPoint(i) {
+    const el = validIndex(i) ? $('board').querySelector('.pt[data-index="' + i + '"]') : null;
+    if (!el || typeof el.focus !== 'function') return;
+    try { el.focus({ preventScroll: true }); } catch (e) { el.focus(); }
   }
 
   function starPoints(N) {
@@ -722,7 +804,7 @@
       const m = g.moves[p];
       const ev = g.evals[p];
       const cls = 'mv' + (p === n - 1 ? ' current' : '') + (m.toLowerCase() === 'pass' ? ' pass' : '');
-      const title = cap(colorOf(p)) + ' ' + m + (num(ev) ? ', eval ' + fmtScore(ev) + ' (Black)' : '');
+      const title = cap(colorOf(p)) + ' ' + m + (num(ev) ? ', eval ' + fmtEval(ev, g.family) + ' (Black)' : '');
       return '<span class="' + cls + '" data-ply="' + p + '" title="' + esc(title) + '"' + (p === n - 1 ? ' aria-current="true"' : '') + '>' + esc(m) + '</span>';
     };
     const rows = [];
@@ -757,11 +839,12 @@
     }
     let m = 0;
     for (const v of vals) if (Math.abs(v) < WIN) m = Math.max(m, Math.abs(v));
-    if (m === 0) m = 1;
+    if (m === 0) m = g.family === 'othello' ? 100 : 1;
     const scale = m * 1.1;
     const x = (i) => (n <= 1 ? W / 2 : P + (i * (W - 2 * P)) / (n - 1));
     const y = (v) => {
-      const t = Math.abs(v) >= WIN ? Math.sign(v) : Math.max(-1, Math.min(1, v / scale));
+      // Proven results sit on the edges (a proven Othello draw on the zero line).
+      const t = Math.abs(v) >= WIN ? (g.family === 'othello' && Math.round(Math.abs(v) - WIN) === 0 ? 0 : Math.sign(v)) : Math.max(-1, Math.min(1, v / scale));
       return mid - t * (mid - P);
     };
     let line = '';
@@ -782,13 +865,14 @@
       const py = r1(y(v));
       seg.push([px, py]);
       dots.push('<circle class="g-dot" cx="' + px + '" cy="' + py + '" r="' + (ev.length > 80 ? 1.2 : 2) + '"><title>' +
-        (i + 1) + '. ' + esc(g.moves[i] || '') + ': ' + esc(fmtScore(v)) + '</title></circle>');
+        (i + 1) + '. ' + esc(g.moves[i] || '') + ': ' + esc(fmtEval(v, g.family)) + '</title></circle>');
     }
     flush();
     h.push('<path class="g-area" d="' + area + '"/>', '<path class="g-line" d="' + line + '"/>');
     if (n > 0) h.push('<line class="g-cur" x1="' + r1(x(n - 1)) + '" y1="0" x2="' + r1(x(n - 1)) + '" y2="' + H + '"/>');
     h.push(dots.join(''));
-    h.push('<text x="4" y="11">Black ' + esc(fmtScore(m)) + '</text>', '<text x="4" y="' + (H - 4) + '">White ' + esc(fmtScore(m)) + '</text>');
+    const top = fmtEval(m, g.family);
+    h.push('<text x="4" y="11">Black ' + esc(top) + '</text>', '<text x="4" y="' + (H - 4) + '">White ' + esc(top) + '</text>');
     svg.innerHTML = h.join('');
   }
 
@@ -813,11 +897,16 @@
     pause.textContent = S.paused ? 'Resume' : 'Pause';
     pause.setAttribute('aria-pressed', S.paused ? 'true' : 'false');
     pause.setAttribute('aria-label', S.paused ? 'Resume agent play' : 'Pause agent play');
+    // Pause and Step only mean something when an agent plays a side.
+    const noAgent = !!g && bothHumans(g);
+    pause.hidden = noAgent;
+    $('step').hidden = noAgent;
     $('step').disabled = !(S.paused && idle && agentToMove(g));
     $('copy').disabled = !g || !g.transcript;
     $('copy-board').disabled = !g || !g.board_string;
     $('set-position').disabled = !g;
     $('apply-players').disabled = !g;
+    $('move-input').placeholder = g && g.family === 'gomoku' ? 'h8' : 'd3';
     document.body.classList.toggle('busy', !idle);
   }
 
@@ -825,27 +914,25 @@
     const el = $('thinking');
     const f = S.inflight;
     const g = S.game;
-    let side = null;
     let text = '';
     if (f && f.kind === 'agent') {
-      side = f.side;
-      text = cap(side) + ' (' + specName(f.spec) + ') is thinking…';
+      text = cap(f.side) + ' (' + specName(f.spec) + ') is thinking…';
     } else if (f && f.kind === 'hint') {
-      side = f.side;
       text = 'Hint: ' + specName(f.spec) + ' is thinking…';
     } else if (g && g.busy && !g.over) {
-      side = g.to_move;
-      text = cap(side) + ' is thinking…';
+      const spec = g.players[g.to_move];
+      text = isHuman(spec) ? 'The engine is thinking…' : cap(g.to_move) + ' (' + specName(spec) + ') is thinking…';
     }
     el.hidden = !text;
     $('thinking-text').textContent = text;
-    const d = side && f && f.kind === 'agent' ? S.decision[side] : null;
-    $('thinking-eval').textContent = d ? decisionBits(d, true) : '';
+    // Only "thinking…": the evaluation and PV appear with the decision once it arrives (a
+    // side's previous decision is not the current evaluation).
+    $('thinking-eval').textContent = '';
   }
 
   function decisionBits(d, short) {
     const bits = [];
-    if (num(d.score)) bits.push('eval ' + fmtScore(d.score));
+    if (num(d.score)) bits.push('eval ' + fmtEval(d.score, curFamily()));
     if (num(d.depth)) bits.push('depth ' + d.depth);
     if (!short && num(d.nodes)) bits.push(fmtCount(d.nodes) + ' nodes');
     if (!short && num(d.time_ms)) bits.push(d.time_ms + ' ms');
@@ -925,7 +1012,7 @@
     const name = specName(spec);
     const a = agentsFor().find((x) => x.name.toLowerCase() === name);
     let v = '__custom';
-    if (isHuman(spec) || (!spec && side === 'black')) v = 'human';
+    if (isHuman(spec)) v = 'human';
     else if (a) v = a.name;
     else if (!spec) {
       const e = gameEntry(S.gameId);
@@ -944,7 +1031,7 @@
     field.classList.remove('invalid');
     if (!spec) {
       const e = gameEntry(S.gameId);
-      el.textContent = side === 'black' ? 'Empty: Human.' : 'Empty: the default agent (' + ((e && e.default_agent) || '?') + ').';
+      el.textContent = 'Empty: the game\'s default agent (' + ((e && e.default_agent) || '?') + ').';
       field.title = '';
       return;
     }
@@ -975,6 +1062,11 @@
   // ---------------------------------------------------------------- events
   function onBoardClick(ev) {
     const t = ev.target && ev.target.closest ? ev.target.closest('[data-index]') : null;
+    playPoint(t);
+  }
+
+  // Plays the point element `t` (a click, or Enter/Space on a focused point).
+  function playPoint(t) {
     const g = S.game;
     if (!t || !g) return;
     const i = Number(t.getAttribute('data-index'));
@@ -996,8 +1088,105 @@
     play(mv);
   }
 
+  // Keyboard on the board: Enter/Space plays the focused point, arrows (Home/End, PageUp/
+  // PageDown for the first/last row) move the focus between points.
+  function onBoardKey(e) {
+    const t = e.target && e.target.closest ? e.target.closest('.pt[data-index]') : null;
+    const g = S.game;
+    if (!t || !g || !S.geom || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === 'Enter' || e.key === ' ' || e.key === 'Spacebar') {
+      e.preventDefault();
+      if (!e.repeat) playPoint(t);
+      return;
+    }
+    const N = S.geom.N;
+    const i = Number(t.getAttribute('data-index'));
+    if (!validIndex(i)) return;
+    let r = Math.floor(i / N);
+    let c = i % N;
+    switch (e.key) {
+      case 'ArrowLeft': c--; break;
+      case 'ArrowRight': c++; break;
+      case 'ArrowUp': r--; break;
+      case 'ArrowDown': r++; break;
+      case 'Home': c = 0; break;
+      case 'End': c = N - 1; break;
+      case 'PageUp': r = 0; break;
+      case 'PageDown': r = N - 1; break;
+      default: return;
+    }
+    e.preventDefault();
+    r = Math.max(0, Math.min(N - 1, r));
+    c = Math.max(0, Math.min(N - 1, c));
+    focusPoint(r * N + c);
+  }
+
+  // The display index of a typed point name ("d3", "H8"), or null when it is not on the board.
+  function indexOfName(g, text) {
+    const t = String(text || '').trim().toLowerCase();
+    const N = g.size;
+    for (let c = 0; c < N; c++) {
+      const f = String(g.files[c] || '').toLowerCase();
+      if (!f || !t.startsWith(f)) continue;
+      const rest = t.slice(f.length);
+      for (let r = 0; r < N; r++) if (String(g.ranks[r] || '').toLowerCase() === rest) return r * N + c;
+    }
+    return null;
+  }
+
+  // The move typed in #move-input, checked against the legal moves before it is sent.
+  function playTyped() {
+    const inp = $('move-input');
+    const text = inp.value.trim();
+    const g = S.game;
+    const bad = (msg) => {
+      inp.classList.add('invalid');
+      toast(msg, 'error', 4000);
+      inp.focus();
+      inp.select();
+    };
+    if (!g) { toast('No game yet.'); return; }
+    const example = g.legal.length ? g.legal[0].move : g.family === 'othello' ? 'd3' : 'h8';
+    if (!text) { bad('Type a move first, e.g. ' + example + '.'); return; }
+    if (g.over) { bad('The game is over: start a new game.'); return; }
+    if (!g.human_to_move) {
+      bad('Not your turn: ' + cap(g.to_move) + ' (' + specName(g.players[g.to_move]) + ') is to move.');
+      return;
+    }
+    const l = findLegal(g, text);
+    if (!l) {
+      let why;
+      if (text.toLowerCase() === 'pass') {
+        why = g.family === 'othello' ? '“pass” is not legal: ' + cap(g.to_move) + ' has a move.' : '“pass” is not a move in this game.';
+      } else {
+        const i = indexOfName(g, text);
+        // Ranks are listed top to bottom: the bottom one is the lowest.
+        const range = 'columns ' + g.files[0] + '–' + g.files[g.size - 1] + ', rows ' + g.ranks[g.size - 1] + '–' + g.ranks[0];
+        if (i === null) why = '“' + text + '” is not a point on this board (' + range + ').';
+        else if (stoneAt(g, i)) why = coordName(g, i) + ' is not legal: occupied.';
+        else if (g.forbidden.includes(i)) why = coordName(g, i) + ' is not legal: forbidden for Black (renju).';
+        else why = coordName(g, i) + ' is not a legal move.';
+      }
+      if (g.must_pass) why += ' ' + cap(g.to_move) + ' has no move: type pass.';
+      bad(why);
+      return;
+    }
+    inp.value = '';
+    inp.classList.remove('invalid');
+    play(l.move);
+  }
+
+  function togglePause() {
+    S.paused = !S.paused;
+    renderControls();
+    if (!S.inflight) schedule();
+  }
+
   function bind() {
     $('board').addEventListener('click', onBoardClick);
+    $('board').addEventListener('keydown', onBoardKey);
+    $('move-form').addEventListener('submit', (e) => { e.preventDefault(); playTyped(); });
+    $('move-input').addEventListener('input', () => $('move-input').classList.remove('invalid'));
     $('game-select').addEventListener('change', async () => {
       if (await selectGame($('game-select').value, true)) newGame();
     });
@@ -1010,7 +1199,10 @@
         syncSelect(side);
       });
       $(side + '-spec').addEventListener('input', () => syncSelect(side));
-      $(side + '-spec').addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); newGame(); } });
+      // Enter applies the players to the current game (never discards it for a new one).
+      $(side + '-spec').addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && !e.isComposing) { e.preventDefault(); applyPlayers(); }
+      });
     }
     $('apply-players').addEventListener('click', applyPlayers);
     $('swap-players').addEventListener('click', () => {
@@ -1025,11 +1217,7 @@
       const g = S.game;
       if (g && g.must_pass && g.human_to_move) play('pass');
     });
-    $('pause').addEventListener('click', () => {
-      S.paused = !S.paused;
-      renderControls();
-      if (!S.inflight) schedule();
-    });
+    $('pause').addEventListener('click', togglePause);
     $('step').addEventListener('click', () => {
       if (S.paused && agentToMove(S.game)) agentMove(true);
     });
@@ -1067,13 +1255,30 @@
       resizeQueued = true;
       requestAnimationFrame(() => { resizeQueued = false; renderGraph(); });
     });
+    // Shortcuts: u undo, h hint, Space pause/resume. They work with a button (or a board
+    // point) focused, but not while typing in a field.
+    let spaceTaken = false;
     window.addEventListener('keydown', (e) => {
       const t = e.target;
-      if (e.ctrlKey || e.metaKey || e.altKey || (t && t.closest && t.closest('input, textarea, select, button, [contenteditable]'))) return;
-      if (e.key === 'u') undo();
-      else if (e.key === 'h') hint();
-      else if (e.key === ' ' && bothAgents(S.game)) { e.preventDefault(); $('pause').click(); }
+      if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (t && t.closest && t.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) return;
+      const k = e.key;
+      if (k === 'u' || k === 'U') { if (!e.repeat) undo(); } else if (k === 'h' || k === 'H') { if (!e.repeat) hint(); } else if ((k === ' ' || k === 'Spacebar') && S.game && !bothHumans(S.game)) {
+        // Space would also press a focused button: take it (keyup included) for Pause.
+        e.preventDefault();
+        spaceTaken = true;
+        if (!e.repeat) {
+          togglePause();
+          toast(S.paused ? 'Agent play paused (Space resumes).' : 'Agent play resumed.');
+        }
+      }
     });
+    window.addEventListener('keyup', (e) => {
+      if ((e.key === ' ' || e.key === 'Spacebar') && spaceTaken) {
+        spaceTaken = false;
+        e.preventDefault();
+      }
+    }, true);
   }
 
   // ---------------------------------------------------------------- start
