@@ -146,9 +146,21 @@ fn first_line_of_server(args: &[&str]) -> String {
         let _ = BufReader::new(stderr).read_line(&mut line);
         let _ = tx2.send(line);
     });
-    let line = rx
-        .recv_timeout(std::time::Duration::from_secs(20))
-        .unwrap_or_default();
+    // One stream may close empty (the error goes to stderr, the URL to stdout): take the first
+    // line that says something.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut line = String::new();
+    for _ in 0..2 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(l) if !l.trim().is_empty() => {
+                line = l;
+                break;
+            }
+            Ok(_) => continue,
+            Err(_) => break,
+        }
+    }
     let _ = child.kill();
     let _ = child.wait();
     line
