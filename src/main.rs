@@ -17,6 +17,7 @@ mod perft_cmd;
 mod play;
 mod serve_cmd;
 mod solve_cmd;
+mod train_cmd;
 
 /// A lab for two-player stone games: play, train and measure Othello and Gomoku AIs.
 #[derive(Parser, Debug)]
@@ -44,6 +45,8 @@ enum Command {
     Nboard(nboard_cmd::NboardArgs),
     /// Be a Gomoku brain for Piskvork-compatible managers (Gomocup protocol on stdin/stdout).
     Gomocup(gomocup_cmd::GomocupArgs),
+    /// Train a learning agent, writing logs to a run folder (today: q-table on othello4).
+    Train(train_cmd::TrainArgs),
     /// Value iteration over every reachable position of a small board (othello4).
     Dp(dp_cmd::DpArgs),
     /// List the agents (spec strings) a game offers, with their keys.
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Some(Command::Solve(args)) => solve_cmd::run(&args),
         Some(Command::Bench(args)) => bench_cmd::run(&args),
         Some(Command::Dp(args)) => dp_cmd::run(&args),
+        Some(Command::Train(args)) => train_cmd::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),
         Some(Command::Nboard(args)) => nboard_cmd::run(&args),
         Some(Command::Gomocup(args)) => gomocup_cmd::run(&args),

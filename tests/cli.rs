@@ -269,3 +269,54 @@ fn bad_arguments_are_reported() {
     assert!(!ok);
     assert!(err.contains("board string has 2 squares"), "{err}");
 }
+
+#[test]
+fn train_q_table_writes_a_run_folder() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("train-q-table");
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = dir.to_str().expect("utf-8 path");
+    let (ok, text, err) = stonelab(
+        &[
+            "train",
+            "q-table",
+            "--episodes",
+            "3000",
+            "--out",
+            out,
+            "--quiet",
+            "--evals",
+            "3",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(text.contains("greedy move optimal in"), "{text}");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("config.json")).expect("config"))
+            .expect("json");
+    assert_eq!(config["algo"], "q-table");
+    let eval = std::fs::read_to_string(dir.join("eval.csv")).expect("eval.csv");
+    let rows: Vec<&str> = eval.lines().collect();
+    assert_eq!(rows[0], "episode,optimal_fraction");
+    assert_eq!(rows.len(), 1 + 1 + 3, "{eval}");
+    let first: f64 = rows[1].split(',').nth(1).unwrap().parse().unwrap();
+    let last: f64 = rows[rows.len() - 1]
+        .split(',')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(last > first, "{eval}");
+    let log = std::fs::read_to_string(dir.join("log.csv")).expect("log.csv");
+    assert_eq!(log.lines().count(), 1 + 1000);
+    // An existing run is not overwritten without --force; other games are refused.
+    let (ok, _, err) = stonelab(&["train", "q-table", "--episodes", "10", "--out", out], "");
+    assert!(!ok && err.contains("--force"), "{err}");
+    let (ok, _, err) = stonelab(
+        &[
+            "train", "q-table", "--game", "othello8", "--out", out, "--force",
+        ],
+        "",
+    );
+    assert!(!ok && err.contains("othello4"), "{err}");
+}
