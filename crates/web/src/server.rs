@@ -156,11 +156,36 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         .route("/api/games/{id}/events", get(events))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
             check_host,
         ))
         .with_state(app)
+}
+
+/// Turns the plain-text errors of axum's own extractors (a path that is not UTF-8, for example)
+/// into the API's `{"error": …}` form.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/event-stream"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let body = axum::body::to_bytes(response.into_body(), 64 * 1024)
+        .await
+        .unwrap_or_default();
+    let text = String::from_utf8_lossy(&body);
+    let message = if text.trim().is_empty() {
+        status.canonical_reason().unwrap_or("error").to_string()
+    } else {
+        text.trim().to_string()
+    };
+    ApiError { status, message }.into_response()
 }
 
 /// Refuses requests addressed to a name other than loopback (see

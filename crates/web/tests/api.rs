@@ -607,6 +607,10 @@ async fn moves_for_an_agent_limits_deletion_and_hosts() {
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    // A path that is not UTF-8 is a JSON error too.
+    let (status, err) = call(&app, "GET", "/api/games/%FF", None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(err["error"].as_str().is_some(), "{err}");
     // A wrong method is a JSON error too.
     let (status, err) = call(&app, "PUT", "/api/games", Some("{}")).await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
