@@ -188,7 +188,7 @@ where
     /// Game `k` of the pair `(a, b)`.
     fn play(&self, index: usize, (a, b): (usize, usize), k: usize) -> GameRecord {
         let opening = (k / 2) % self.openings.len();
-        let (black, white) = if k % 2 == 0 { (a, b) } else { (b, a) };
+        let (black, white) = if k.is_multiple_of(2) { (a, b) } else { (b, a) };
         let pair_key = text_key(&format!("{}\n{}", self.names[a], self.names[b]));
         let seed = |side: u64| derive_seed(self.seed, &[pair_key, k as u64, side]);
         let (black_seed, white_seed) = (seed(0), seed(1));

@@ -243,7 +243,7 @@ fn broken_agents_forfeit_and_the_arena_goes_on() {
         // The failing side is the one to move (or, for building, black first).
         let moves = parse_moves::<Othello6>(&g.moves).unwrap();
         if !reason.starts_with("could not be built") {
-            let side = if moves.len() % 2 == 0 {
+            let side = if moves.len().is_multiple_of(2) {
                 Side::Black
             } else {
                 Side::White

@@ -28,7 +28,7 @@ fn collect<V: Variant>(wanted: usize, seed: u64) {
         for &mv in opening {
             pos = pos.play(mv).expect("opening moves are legal");
         }
-        let strong_black = game_no % 2 == 0;
+        let strong_black = game_no.is_multiple_of(2);
         while !pos.is_over() {
             if pos.board().stone_count() >= 8 {
                 if let Some(line) = find_vcf(pos.board(), 200_000) {

@@ -184,7 +184,8 @@ impl GomokuEngine {
             return true;
         }
         if self.nodes >= self.node_limit
-            || (self.nodes % 1024 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
+            || (self.nodes.is_multiple_of(1024)
+                && self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.stopped = true;
         }

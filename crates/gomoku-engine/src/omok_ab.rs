@@ -187,7 +187,7 @@ impl OmokAbConfig {
             }
         }
         if self.time != d.time {
-            if self.time.subsec_nanos() % 1_000_000 == 0 {
+            if self.time.subsec_nanos().is_multiple_of(1_000_000) {
                 let _ = write!(s, ",time={}ms", self.time.as_millis());
             } else {
                 let _ = write!(s, ",time={}s", self.time.as_secs_f64());
@@ -323,7 +323,7 @@ impl OmokAb {
 
     fn out_of_budget(&self) -> bool {
         self.node_limit.is_some_and(|n| self.nodes >= n)
-            || (self.nodes % CLOCK_EVERY == 0 && self.past_deadline())
+            || (self.nodes.is_multiple_of(CLOCK_EVERY) && self.past_deadline())
     }
 
     fn past_deadline(&self) -> bool {

@@ -37,7 +37,7 @@ impl ThreatSearch {
         if self.nodes >= self.node_limit {
             self.aborted = true;
         }
-        if self.nodes % 512 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes.is_multiple_of(512) && self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.aborted = true;
         }
         self.aborted

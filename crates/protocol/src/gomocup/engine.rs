@@ -233,7 +233,7 @@ fn build_board(
             Color::White
         }
     }) && to_move
-        == if stones.len() % 2 == 0 {
+        == if stones.len().is_multiple_of(2) {
             Color::Black
         } else {
             Color::White

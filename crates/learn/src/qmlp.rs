@@ -1,0 +1,311 @@
+//! The Q-learning MLP (`q-mlp`) of the reference design: a 64-128-128-64-64 tanh network over
+//! the board seen by the mover (+1 own, −1 opponent, 0 empty), trained against `random` in
+//! epochs of 10 games with ε = (e^(−0.017·epoch) + 0.11) / 1.1. After each game the agent's moves
+//! get targets: the discounted best value of its next decision (γ = 0.99), or for its last move
+//! the final disc share 2·own/total − 1.
+
+use burn::module::Module;
+use burn::nn::{Linear, LinearConfig};
+use burn::optim::ModuleOptimizer;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::{Device, Tensor, TensorData};
+use env::EnvGame;
+use game::Color;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+/// The network: board in, one value per point out.
+#[derive(Module, Debug)]
+pub struct QMlpNet {
+    input: Linear,
+    hidden1: Linear,
+    hidden2: Linear,
+    output: Linear,
+}
+
+impl QMlpNet {
+    /// A freshly initialised network for a board of `points` points (64-128-128-64-64 on 8x8).
+    #[must_use]
+    pub fn new(points: usize, device: &Device) -> Self {
+        QMlpNet {
+            input: LinearConfig::new(points, 128).init(device),
+            hidden1: LinearConfig::new(128, 128).init(device),
+            hidden2: LinearConfig::new(128, 64).init(device),
+            output: LinearConfig::new(64, points).init(device),
+        }
+    }
+
+    /// Action values in (−1, 1) for a batch of boards `[batch, points]`.
+    #[must_use]
+    pub fn forward(&self, boards: Tensor<2>) -> Tensor<2> {
+        let x = self.input.forward(boards).tanh();
+        let x = self.hidden1.forward(x).tanh();
+        let x = self.hidden2.forward(x).tanh();
+        self.output.forward(x).tanh()
+    }
+}
+
+/// Settings of Q-MLP training.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QMlpConfig {
+    /// Epochs of `games_per_epoch` games against `random`.
+    pub epochs: usize,
+    /// Games per epoch.
+    pub games_per_epoch: usize,
+    /// Discount of the next decision's value.
+    pub gamma: f32,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// Seed of the network, the exploration and the opponent.
+    pub seed: u64,
+}
+
+impl Default for QMlpConfig {
+    fn default() -> Self {
+        QMlpConfig {
+            epochs: 300,
+            games_per_epoch: 10,
+            gamma: 0.99,
+            learning_rate: 1e-3,
+            seed: 1,
+        }
+    }
+}
+
+/// The exploration rate of the reference design at `epoch`.
+#[must_use]
+pub fn epsilon(epoch: usize) -> f64 {
+    ((-0.017 * epoch as f64).exp() + 0.11) / 1.1
+}
+
+/// One epoch's results (the training games, with exploration).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpochStats {
+    /// Epoch number, from 1.
+    pub epoch: usize,
+    /// Exploration rate used.
+    pub epsilon: f64,
+    /// Games won, drawn and lost against `random`.
+    pub wins: usize,
+    /// Draws.
+    pub draws: usize,
+    /// Losses.
+    pub losses: usize,
+    /// Mean training loss over the epoch's games.
+    pub loss: f64,
+}
+
+/// The board of `pos` from the side to move's point of view: +1 own, −1 opponent, 0 empty.
+pub fn encode<G: EnvGame>(pos: &G, me: Color) -> Vec<f32> {
+    (0..G::BOARD_SIZE * G::BOARD_SIZE)
+        .map(|i| match pos.stone_at(i) {
+            Some(c) if c == me => 1.0,
+            Some(_) => -1.0,
+            None => 0.0,
+        })
+        .collect()
+}
+
+/// The legal board points of `pos` as action indices (no pass).
+fn legal_points<G: EnvGame>(pos: &G) -> Vec<usize> {
+    let n = G::BOARD_SIZE * G::BOARD_SIZE;
+    pos.legal_moves()
+        .into_iter()
+        .map(G::action_index)
+        .filter(|&a| a < n)
+        .collect()
+}
+
+/// Trains a [`QMlpNet`] against a uniformly random opponent.
+pub struct QMlpTrainer<G: EnvGame> {
+    /// The network being trained.
+    pub net: QMlpNet,
+    optim: ModuleOptimizer,
+    config: QMlpConfig,
+    device: Device,
+    rng: ChaCha8Rng,
+    epoch: usize,
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<G: EnvGame> QMlpTrainer<G> {
+    /// A new network and optimizer.
+    #[must_use]
+    pub fn new(config: QMlpConfig) -> Self {
+        let device = Device::default().autodiff();
+        device.seed(config.seed);
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        QMlpTrainer {
+            net: QMlpNet::new(points, &device),
+            optim: AdamConfig::new().init(),
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            config,
+            device,
+            epoch: 0,
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    fn q_values(&self, boards: &[Vec<f32>]) -> Vec<f32> {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let flat: Vec<f32> = boards.iter().flatten().copied().collect();
+        let input =
+            Tensor::<2>::from_data(TensorData::new(flat, [boards.len(), points]), &self.device);
+        self.net
+            .forward(input)
+            .detach()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap_or_default()
+    }
+
+    /// The best legal point by the network (the first among ties).
+    pub fn greedy(&self, pos: &G) -> Option<usize> {
+        let legal = legal_points(pos);
+        let q = self.q_values(&[encode(pos, pos.side_to_move())]);
+        legal.into_iter().max_by(|&a, &b| {
+            q.get(a)
+                .unwrap_or(&0.0)
+                .total_cmp(q.get(b).unwrap_or(&0.0))
+                .then(b.cmp(&a))
+        })
+    }
+
+    /// Plays one game against random (the agent takes `me`) and learns from it; returns the
+    /// agent's result (+1, 0, −1) and the loss.
+    fn game(&mut self, me: Color, epsilon: f64) -> (i32, f64) {
+        let mut pos = G::start();
+        // The agent's decisions: board, chosen point, legal points.
+        let mut states: Vec<(Vec<f32>, usize, Vec<usize>)> = Vec::new();
+        while !pos.is_over() {
+            if let Some(pass) = pos.forced_pass() {
+                pos = pos.play_unchecked(pass);
+                continue;
+            }
+            let legal = legal_points(&pos);
+            let action = if pos.side_to_move() == me {
+                let a = if self.rng.random::<f64>() < epsilon {
+                    legal[self.rng.random_range(0..legal.len())]
+                } else {
+                    self.greedy(&pos).unwrap_or(legal[0])
+                };
+                states.push((encode(&pos, me), a, legal));
+                a
+            } else {
+                legal[self.rng.random_range(0..legal.len())]
+            };
+            let Some(mv) = G::action_move(action) else {
+                break;
+            };
+            pos = pos.play_unchecked(mv);
+        }
+        let (black, white) = pos.counts();
+        let (own, other) = if me == Color::Black {
+            (black, white)
+        } else {
+            (white, black)
+        };
+        let share = if own + other == 0 {
+            0.0
+        } else {
+            2.0 * own as f32 / (own + other) as f32 - 1.0
+        };
+        let result = pos.outcome().map_or(0, |o| o.score_for(me).signum());
+        if states.is_empty() {
+            return (result, 0.0);
+        }
+        // Targets: the next decision's best value, discounted; the final share at the end.
+        let boards: Vec<Vec<f32>> = states.iter().map(|s| s.0.clone()).collect();
+        let q_now = self.q_values(&boards);
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let mut target = q_now.clone();
+        for t in 0..states.len() {
+            let value = if t + 1 == states.len() {
+                share
+            } else {
+                let next = &states[t + 1];
+                let row = &q_now[(t + 1) * points..(t + 2) * points];
+                self.config.gamma
+                    * next
+                        .2
+                        .iter()
+                        .map(|&a| row[a])
+                        .fold(f32::NEG_INFINITY, f32::max)
+            };
+            target[t * points + states[t].1] = value;
+        }
+        let flat: Vec<f32> = boards.iter().flatten().copied().collect();
+        let input =
+            Tensor::<2>::from_data(TensorData::new(flat, [states.len(), points]), &self.device);
+        let target = Tensor::<2>::from_data(
+            TensorData::new(target, [states.len(), points]),
+            &self.device,
+        );
+        let loss = (self.net.forward(input) - target).powi_scalar(2).mean();
+        let loss_value = f64::from(loss.clone().into_scalar::<f32>());
+        let grads = GradientsParams::from_grads(loss.backward(), &self.net);
+        let net = std::mem::replace(&mut self.net, QMlpNet::new(points, &self.device));
+        self.net = self.optim.step(self.config.learning_rate, net, grads);
+        (result, loss_value)
+    }
+
+    /// Plays and learns one epoch (colours alternate game by game).
+    pub fn epoch(&mut self) -> EpochStats {
+        let eps = epsilon(self.epoch);
+        self.epoch += 1;
+        let mut stats = EpochStats {
+            epoch: self.epoch,
+            epsilon: eps,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            loss: 0.0,
+        };
+        for g in 0..self.config.games_per_epoch {
+            let me = if g % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let (result, loss) = self.game(me, eps);
+            match result {
+                1 => stats.wins += 1,
+                0 => stats.draws += 1,
+                _ => stats.losses += 1,
+            }
+            stats.loss += loss / self.config.games_per_epoch as f64;
+        }
+        stats
+    }
+
+    /// Greedy games against random, colours alternating: the win rate.
+    pub fn evaluate(&mut self, games: usize) -> f64 {
+        let mut wins = 0;
+        for g in 0..games {
+            let me = if g % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let mut pos = G::start();
+            while !pos.is_over() {
+                if let Some(pass) = pos.forced_pass() {
+                    pos = pos.play_unchecked(pass);
+                    continue;
+                }
+                let legal = legal_points(&pos);
+                let a = if pos.side_to_move() == me {
+                    self.greedy(&pos).unwrap_or(legal[0])
+                } else {
+                    legal[self.rng.random_range(0..legal.len())]
+                };
+                let Some(mv) = G::action_move(a) else { break };
+                pos = pos.play_unchecked(mv);
+            }
+            if pos.outcome().is_some_and(|o| o.winner() == Some(me)) {
+                wins += 1;
+            }
+        }
+        wins as f64 / games.max(1) as f64
+    }
+}
