@@ -12,11 +12,13 @@ fn layer(name: &str) -> Option<u32> {
         // The engines layer: generic search, then the game-specific engines built on it.
         "stonelab-search" => 2,
         "stonelab-othello-engine" | "stonelab-gomoku-engine" => 3,
-        "stonelab-env" | "stonelab-learn" => 4,
-        "stonelab-arena" | "stonelab-protocol" => 5,
-        "stonelab-web" | "stonelab-py" => 6,
+        // The learning layer: the environment, then the learners built on it.
+        "stonelab-env" => 4,
+        "stonelab-learn" => 5,
+        "stonelab-arena" | "stonelab-protocol" => 6,
+        "stonelab-web" | "stonelab-py" => 7,
         // The binary is on top of the apps: it serves the web app.
-        "stonelab" => 7,
+        "stonelab" => 8,
         _ => return None,
     })
 }
