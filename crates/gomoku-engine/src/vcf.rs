@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::patterns::Pattern;
-use crate::state::{color_index, State, Threat, DIRS};
+use crate::state::{color_index, State, Threat, CELLS, DIRS};
 
 /// Search limits and bookkeeping for one threat search.
 pub(crate) struct ThreatSearch {
@@ -65,10 +65,7 @@ fn five_points_near(state: &State, color: usize, m: usize) -> Vec<usize> {
         for sign in [1isize, -1] {
             for k in 1..=4isize {
                 let j = (m as isize + sign * k * step) as usize;
-                if j < state_cells_len()
-                    && state.is_empty(j)
-                    && state.makes_five(color, j)
-                    && !out.contains(&j)
+                if j < CELLS && state.is_empty(j) && state.makes_five(color, j) && !out.contains(&j)
                 {
                     out.push(j);
                 }
@@ -76,10 +73,6 @@ fn five_points_near(state: &State, color: usize, m: usize) -> Vec<usize> {
         }
     }
     out
-}
-
-const fn state_cells_len() -> usize {
-    crate::state::CELLS
 }
 
 /// Cells where the side to move makes a four (or better) and may legally play.
@@ -195,7 +188,7 @@ fn defences(state: &State, m: usize, attacker: usize) -> Vec<usize> {
         for sign in [1isize, -1] {
             for k in 1..=5isize {
                 let j = m as isize + sign * k * step;
-                if j < 0 || j as usize >= state_cells_len() {
+                if j < 0 || j as usize >= CELLS {
                     break;
                 }
                 let j = j as usize;

@@ -196,6 +196,13 @@ impl Board {
         usize::from(self.stones)
     }
 
+    /// Stones of each colour: (black, white).
+    #[must_use]
+    pub fn counts(&self) -> (u32, u32) {
+        let ones = |b: &Bits| b.0.iter().map(|w| w.count_ones()).sum();
+        (ones(&self.black), ones(&self.white))
+    }
+
     /// The stone on `p`, or `None` when `p` is empty or off the board.
     #[must_use]
     pub fn stone(&self, p: Point) -> Option<Color> {

@@ -171,6 +171,7 @@ fn board_strings_round_trip_and_refuse_bad_input() {
     for mv in ["h8", "h9", "i8", "j10", "g7"] {
         pos = pos.play(pt(mv)).expect("legal");
     }
+    assert_eq!(pos.board().counts(), (3, 2));
     let text = pos.to_string();
     assert_eq!(text.len(), 225 + 2);
     let back: Renju15 = text.parse().expect("round trip");

@@ -300,16 +300,7 @@ impl<V: Variant> WebGame for Gomoku<V> {
     }
 
     fn counts(&self) -> (u32, u32) {
-        let board = self.board();
-        let mut counts = (0, 0);
-        for p in board.points() {
-            match board.stone(p) {
-                Some(Color::Black) => counts.0 += 1,
-                Some(Color::White) => counts.1 += 1,
-                None => {}
-            }
-        }
-        counts
+        self.board().counts()
     }
 
     fn is_pass(_mv: Point) -> bool {
