@@ -1,0 +1,999 @@
+//! DQN over the Gym-style environment: a [`QNet`] learner with a replay buffer, a target
+//! network, Adam on the mean squared TD error, and greedy / ε-greedy / UCT behaviour; games are
+//! played several at a time so the network sees batches.
+
+use std::collections::HashMap;
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::{Device, Tensor, TensorData};
+use env::{Env, EnvConfig, EnvGame, RewardScheme};
+use game::{Color, Symmetry};
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+use search::{Agent, AgentError, Budget, Decision};
+use serde::{Deserialize, Serialize};
+
+use crate::replay::{ReplayBuffer, Transition};
+use crate::resnet::{QNet, QNetArch, PLANES};
+
+/// How the learner picks its moves while training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Behaviour {
+    /// Always the best valid action by the network.
+    Greedy,
+    /// A random valid action with probability ε (decaying linearly), else greedy.
+    Epsilon,
+    /// Q(s,a) + c·sqrt(ln N(s) / N(s,a)) over visit counts kept in a hash table; unvisited
+    /// actions first.
+    Uct,
+}
+
+impl std::str::FromStr for Behaviour {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "greedy" => Ok(Behaviour::Greedy),
+            "epsilon" => Ok(Behaviour::Epsilon),
+            "uct" => Ok(Behaviour::Uct),
+            _ => Err(format!(
+                "unknown behaviour {s:?}: use greedy, epsilon or uct"
+            )),
+        }
+    }
+}
+
+/// Which rewards the learner sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rewards {
+    /// The environment's `seed` rewards divided by 100: disc gain minus the opponent's change
+    /// after every move, ±1 at the end.
+    Scaled,
+    /// Only the result: ±1, 0 for a draw.
+    Terminal,
+}
+
+/// Settings of DQN training (written to `config.json` and every checkpoint card).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DqnConfig {
+    /// The Q-network.
+    pub arch: QNetArch,
+    /// Behaviour policy while training.
+    pub behaviour: Behaviour,
+    /// Rewards.
+    pub rewards: Rewards,
+    /// Games played at once (their positions go through the network together).
+    pub parallel: usize,
+    /// Mini-batch size.
+    pub batch_size: usize,
+    /// Replay buffer capacity in transitions.
+    pub replay_capacity: usize,
+    /// Transitions collected before the first gradient step.
+    pub warmup: usize,
+    /// New transitions per gradient step.
+    pub train_every: usize,
+    /// Discount.
+    pub gamma: f32,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// Copy the network to the target network every this many episodes.
+    pub target_sync: usize,
+    /// ε at the first episode (`epsilon` behaviour).
+    pub epsilon_start: f64,
+    /// ε after `epsilon_decay` episodes.
+    pub epsilon_end: f64,
+    /// Episodes over which ε falls linearly.
+    pub epsilon_decay: usize,
+    /// Exploration constant of the `uct` behaviour.
+    pub uct_c: f32,
+    /// Train on a random one of the board's 8 symmetries of each sampled transition.
+    pub augment: bool,
+    /// Seed of the network, the games and the sampling.
+    pub seed: u64,
+}
+
+impl Default for DqnConfig {
+    fn default() -> Self {
+        DqnConfig {
+            arch: QNetArch::DEFAULT,
+            behaviour: Behaviour::Epsilon,
+            rewards: Rewards::Scaled,
+            parallel: 16,
+            batch_size: 64,
+            replay_capacity: 100_000,
+            warmup: 2_000,
+            train_every: 4,
+            gamma: 0.99,
+            learning_rate: 5e-4,
+            target_sync: 30,
+            epsilon_start: 1.0,
+            epsilon_end: 0.05,
+            epsilon_decay: 2_000,
+            uct_c: 0.3,
+            augment: true,
+            seed: 1,
+        }
+    }
+}
+
+impl DqnConfig {
+    /// ε after `episode` episodes.
+    #[must_use]
+    pub fn epsilon(&self, episode: usize) -> f64 {
+        if self.epsilon_decay == 0 {
+            return self.epsilon_end;
+        }
+        let f = (episode as f64 / self.epsilon_decay as f64).min(1.0);
+        self.epsilon_start + (self.epsilon_end - self.epsilon_start) * f
+    }
+
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// A message naming the first bad setting.
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(bool, &str); 9] = [
+            (self.parallel >= 1, "parallel must be at least 1"),
+            (self.batch_size >= 1, "batch size must be at least 1"),
+            (self.replay_capacity >= 1, "replay capacity must be at least 1"),
+            (self.train_every >= 1, "train-every must be at least 1"),
+            (
+                (0.0..=1.0).contains(&self.gamma),
+                "gamma must be within [0, 1]",
+            ),
+            (
+                self.learning_rate > 0.0 && self.learning_rate.is_finite(),
+                "learning rate must be positive",
+            ),
+            (self.target_sync >= 1, "target sync must be at least 1"),
+            (
+                (0.0..=1.0).contains(&self.epsilon_start) && (0.0..=1.0).contains(&self.epsilon_end),
+                "epsilon must be within [0, 1]",
+            ),
+            (
+                self.uct_c >= 0.0 && self.uct_c.is_finite(),
+                "uct c must be non-negative",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, why)) => Err((*why).into()),
+            None => match self.arch {
+                QNetArch::Resnet { blocks, channels }
+                    if blocks > 64 || channels == 0 || channels > 1024 =>
+                {
+                    Err("resnet needs 0..=64 blocks and 1..=1024 channels".into())
+                }
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+/// Errors of DQN training and evaluation.
+#[derive(Debug, thiserror::Error)]
+pub enum DqnError {
+    /// A fixed opponent failed.
+    #[error("opponent failed: {0}")]
+    Opponent(String),
+    /// The environment refused a step (a bug: learners only play valid actions).
+    #[error("environment: {0}")]
+    Env(String),
+    /// Bad settings.
+    #[error("bad DQN settings: {0}")]
+    Config(String),
+}
+
+/// The board of an observation from the mover's side: +1 own, −1 opponent, 0 empty.
+fn relative(cells: &[i8], to_move: Color) -> Vec<i8> {
+    let sign = if to_move == Color::Black { 1 } else { -1 };
+    cells.iter().map(|&c| c * sign).collect()
+}
+
+/// The mover-relative board of a position.
+pub fn encode_position<G: EnvGame>(pos: &G) -> Vec<i8> {
+    let me = pos.side_to_move();
+    (0..G::BOARD_SIZE * G::BOARD_SIZE)
+        .map(|i| match pos.stone_at(i) {
+            Some(c) if c == me => 1,
+            Some(_) => -1,
+            None => 0,
+        })
+        .collect()
+}
+
+/// Input planes for a batch of (board, black to move) pairs: `[batch, PLANES, n, n]`.
+fn planes(boards: &[(&[i8], bool)], n: usize, device: &Device) -> Tensor<4> {
+    let points = n * n;
+    let mut data = vec![0.0f32; boards.len() * PLANES * points];
+    for (b, (cells, black)) in boards.iter().enumerate() {
+        let base = b * PLANES * points;
+        for (i, &c) in cells.iter().enumerate().take(points) {
+            if c > 0 {
+                data[base + i] = 1.0;
+            } else if c < 0 {
+                data[base + points + i] = 1.0;
+            }
+        }
+        if *black {
+            data[base + 2 * points..base + 3 * points].fill(1.0);
+        }
+    }
+    Tensor::<4>::from_data(
+        TensorData::new(data, [boards.len(), PLANES, n, n]),
+        device,
+    )
+}
+
+/// Action values of a batch of boards under `net` (an inference copy): one row of `n·n` per
+/// board.
+pub fn q_values(net: &QNet, boards: &[(&[i8], bool)], n: usize, device: &Device) -> Vec<f32> {
+    if boards.is_empty() {
+        return Vec::new();
+    }
+    net.forward(planes(boards, n, device))
+        .into_data()
+        .try_to_vec::<f32>()
+        .unwrap_or_default()
+}
+
+/// The best of `valid` by `q` (the lowest index among ties).
+fn best(q: &[f32], valid: &[usize]) -> Option<usize> {
+    valid.iter().copied().max_by(|&a, &b| {
+        q.get(a)
+            .unwrap_or(&f32::NEG_INFINITY)
+            .total_cmp(q.get(b).unwrap_or(&f32::NEG_INFINITY))
+            .then(b.cmp(&a))
+    })
+}
+
+/// A network being trained, with its target network, optimizer, replay buffer and visit
+/// counts.
+pub struct DqnLearner<G: EnvGame> {
+    /// The settings.
+    pub config: DqnConfig,
+    net: QNet,
+    target: QNet,
+    infer: Option<QNet>,
+    optim: ModuleOptimizer,
+    replay: ReplayBuffer,
+    visits: HashMap<u64, u32>,
+    device: Device,
+    train_device: Device,
+    fresh: usize,
+    /// Gradient steps taken.
+    pub grad_steps: u64,
+    loss_sum: f64,
+    loss_count: usize,
+    perms: Vec<Vec<u16>>,
+    _game: std::marker::PhantomData<G>,
+}
+
+/// The point permutation of each symmetry of `G`'s board (`perm[s][i]` = image of point `i`).
+fn symmetry_perms<G: EnvGame>() -> Vec<Vec<u16>> {
+    let points = G::BOARD_SIZE * G::BOARD_SIZE;
+    Symmetry::ALL
+        .iter()
+        .map(|&sym| {
+            (0..points)
+                .map(|i| {
+                    G::action_move(i)
+                        .map(|mv| G::action_index(G::transform_move(mv, sym)))
+                        .filter(|&j| j < points)
+                        .unwrap_or(i) as u16
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl<G: EnvGame> DqnLearner<G> {
+    /// A fresh network (seeded by `config.seed`).
+    ///
+    /// # Errors
+    /// [`DqnError::Config`] for invalid settings.
+    pub fn new(config: DqnConfig) -> Result<Self, DqnError> {
+        config.validate().map_err(DqnError::Config)?;
+        let train_device = Device::default().autodiff();
+        train_device.seed(config.seed);
+        let net = QNet::new(config.arch, G::BOARD_SIZE, &train_device);
+        Ok(Self::from_parts(config, net, None, train_device))
+    }
+
+    fn from_parts(
+        config: DqnConfig,
+        net: QNet,
+        target: Option<QNet>,
+        train_device: Device,
+    ) -> Self {
+        let target = target.unwrap_or_else(|| net.valid());
+        DqnLearner {
+            replay: ReplayBuffer::new(config.replay_capacity),
+            config,
+            target,
+            infer: None,
+            optim: AdamConfig::new().init(),
+            net,
+            visits: HashMap::new(),
+            device: Device::default(),
+            train_device,
+            fresh: 0,
+            grad_steps: 0,
+            loss_sum: 0.0,
+            loss_count: 0,
+            perms: symmetry_perms::<G>(),
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    /// An inference copy of the current network.
+    #[must_use]
+    pub fn inference_net(&self) -> QNet {
+        self.net.valid()
+    }
+
+    fn infer(&mut self) -> &QNet {
+        if self.infer.is_none() {
+            self.infer = Some(self.net.valid());
+        }
+        self.infer.get_or_insert_with(|| self.net.valid())
+    }
+
+    /// Action values for a batch of boards under the current network.
+    pub fn q_batch(&mut self, boards: &[(&[i8], bool)]) -> Vec<f32> {
+        let device = self.device.clone();
+        let net = self.infer();
+        q_values(net, boards, G::BOARD_SIZE, &device)
+    }
+
+    /// Transitions in the replay buffer.
+    #[must_use]
+    pub fn replay_len(&self) -> usize {
+        self.replay.len()
+    }
+
+    /// Mean loss of the gradient steps since the last call (None when there were none).
+    pub fn take_loss(&mut self) -> Option<f64> {
+        let out = (self.loss_count > 0).then(|| self.loss_sum / self.loss_count as f64);
+        self.loss_sum = 0.0;
+        self.loss_count = 0;
+        out
+    }
+
+    /// Copies the network into the target network.
+    pub fn sync_target(&mut self) {
+        self.target = self.net.valid();
+    }
+
+    fn state_key(cells: &[i8], black: bool) -> u64 {
+        let mut h = DefaultHasher::new();
+        cells.hash(&mut h);
+        black.hash(&mut h);
+        h.finish()
+    }
+
+    fn pair_key(state: u64, action: usize) -> u64 {
+        let mut h = DefaultHasher::new();
+        (state, action as u64 + 1).hash(&mut h);
+        h.finish()
+    }
+
+    /// Picks an action by the behaviour policy (`explore` false: greedy).
+    fn choose<R: RngExt>(
+        &mut self,
+        q: &[f32],
+        cells: &[i8],
+        black: bool,
+        valid: &[usize],
+        epsilon: f64,
+        explore: bool,
+        rng: &mut R,
+    ) -> usize {
+        let greedy = best(q, valid).unwrap_or(0);
+        if !explore || valid.is_empty() {
+            return greedy;
+        }
+        match self.config.behaviour {
+            Behaviour::Greedy => greedy,
+            Behaviour::Epsilon => {
+                if rng.random::<f64>() < epsilon {
+                    valid[rng.random_range(0..valid.len())]
+                } else {
+                    greedy
+                }
+            }
+            Behaviour::Uct => {
+                let s = Self::state_key(cells, black);
+                let n_s = *self.visits.get(&s).unwrap_or(&0);
+                let ln = (f64::from(n_s.max(1))).ln() as f32;
+                let c = self.config.uct_c;
+                let mut pick = greedy;
+                let mut pick_value = f32::NEG_INFINITY;
+                for &a in valid {
+                    let n_sa = *self.visits.get(&Self::pair_key(s, a)).unwrap_or(&0);
+                    let value = if n_sa == 0 {
+                        f32::INFINITY
+                    } else {
+                        q.get(a).copied().unwrap_or(0.0) + c * (ln / n_sa as f32).sqrt()
+                    };
+                    if value > pick_value {
+                        pick_value = value;
+                        pick = a;
+                    }
+                }
+                *self.visits.entry(s).or_insert(0) += 1;
+                *self.visits.entry(Self::pair_key(s, pick)).or_insert(0) += 1;
+                pick
+            }
+        }
+    }
+
+    /// Stores a transition and takes the gradient steps that are due.
+    fn push<R: RngExt>(&mut self, t: Transition, rng: &mut R) {
+        self.replay.push(t);
+        self.fresh += 1;
+        while self.fresh >= self.config.train_every {
+            self.fresh -= self.config.train_every;
+            if self.replay.len() >= self.config.warmup.max(1) {
+                let loss = self.train_step(rng);
+                self.loss_sum += loss;
+                self.loss_count += 1;
+            }
+        }
+    }
+
+    /// One gradient step on a sampled mini-batch; returns its loss.
+    pub fn train_step<R: RngExt>(&mut self, rng: &mut R) -> f64 {
+        let n = G::BOARD_SIZE;
+        let points = n * n;
+        let batch = self.replay.sample(rng, self.config.batch_size);
+        if batch.is_empty() {
+            return 0.0;
+        }
+        // Each sample under a random symmetry (or as is).
+        let mut states: Vec<(Vec<i8>, bool)> = Vec::with_capacity(batch.len());
+        let mut nexts: Vec<(Vec<i8>, bool)> = Vec::with_capacity(batch.len());
+        let mut actions = Vec::with_capacity(batch.len());
+        let mut valids: Vec<Vec<usize>> = Vec::with_capacity(batch.len());
+        for t in &batch {
+            let perm = if self.config.augment {
+                &self.perms[rng.random_range(0..self.perms.len())]
+            } else {
+                &self.perms[0]
+            };
+            let map = |cells: &[i8]| -> Vec<i8> {
+                let mut out = vec![0i8; points];
+                for (i, &c) in cells.iter().enumerate().take(points) {
+                    out[perm[i] as usize] = c;
+                }
+                out
+            };
+            states.push((map(&t.state), t.black));
+            actions.push(perm.get(t.action as usize).map_or(0, |&a| a as usize));
+            if t.done {
+                nexts.push((vec![0; points], t.next_black));
+                valids.push(Vec::new());
+            } else {
+                nexts.push((map(&t.next), t.next_black));
+                valids.push(
+                    t.next_valid
+                        .iter()
+                        .filter_map(|&a| perm.get(a as usize).map(|&p| p as usize))
+                        .collect(),
+                );
+            }
+        }
+        // Targets from the target network: r + γ·max over the valid next actions.
+        let next_refs: Vec<(&[i8], bool)> =
+            nexts.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
+        let next_q = q_values(&self.target, &next_refs, n, &self.device);
+        let mut targets = Vec::with_capacity(batch.len());
+        for (k, t) in batch.iter().enumerate() {
+            let row = next_q.get(k * points..(k + 1) * points).unwrap_or(&[]);
+            let future = if t.done || valids[k].is_empty() {
+                0.0
+            } else {
+                valids[k]
+                    .iter()
+                    .filter_map(|&a| row.get(a).copied())
+                    .fold(f32::NEG_INFINITY, f32::max)
+            };
+            let future = if future.is_finite() { future } else { 0.0 };
+            targets.push(t.reward + self.config.gamma * future);
+        }
+        let mut onehot = vec![0.0f32; batch.len() * points];
+        for (k, &a) in actions.iter().enumerate() {
+            if a < points {
+                onehot[k * points + a] = 1.0;
+            }
+        }
+        let state_refs: Vec<(&[i8], bool)> =
+            states.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
+        let input = planes(&state_refs, n, &self.train_device);
+        let onehot = Tensor::<2>::from_data(
+            TensorData::new(onehot, [batch.len(), points]),
+            &self.train_device,
+        );
+        let target = Tensor::<1>::from_data(
+            TensorData::new(targets, [batch.len()]),
+            &self.train_device,
+        );
+        let predicted: Tensor<1> = (self.net.forward(input) * onehot).sum_dim(1).flatten(0, 1);
+        let loss = (predicted - target).powi_scalar(2).mean();
+        let loss_value = f64::from(loss.clone().into_scalar::<f32>());
+        let grads = GradientsParams::from_grads(loss.backward(), &self.net);
+        let net = std::mem::replace(
+            &mut self.net,
+            QNet::new(QNetArch::Resnet { blocks: 0, channels: 1 }, 1, &self.train_device),
+        );
+        self.net = self.optim.step(self.config.learning_rate, net, grads);
+        self.infer = None;
+        self.grad_steps += 1;
+        loss_value
+    }
+}
+
+/// Who plays a colour in a game of a round.
+pub enum Seat<G: EnvGame> {
+    /// The learner with this index.
+    Learner(usize),
+    /// A fixed agent.
+    Fixed(Box<dyn Agent<G>>),
+}
+
+/// How a finished game went.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameEnd {
+    /// Final disc or stone counts (black, white).
+    pub counts: (u32, u32),
+    /// The winner (None for a draw or a cut game).
+    pub winner: Option<Color>,
+    /// Total reward each colour received.
+    pub rewards: [f32; 2],
+}
+
+struct Pending {
+    state: Vec<i8>,
+    black: bool,
+    action: usize,
+    reward: f32,
+}
+
+/// Plays one game per entry of `seats` at the same time; learners act by their behaviour
+/// (`explore`) or greedily, and learn from their moves when `learn` is set.
+///
+/// # Errors
+/// [`DqnError`] when a fixed agent fails.
+pub fn play_games<G: EnvGame, R: RngExt>(
+    learners: &mut [&mut DqnLearner<G>],
+    seats: Vec<[Seat<G>; 2]>,
+    epsilon: f64,
+    explore: bool,
+    learn: bool,
+    rng: &mut R,
+) -> Result<Vec<GameEnd>, DqnError> {
+    let reward_scheme = match learners.first().map(|l| l.config.rewards) {
+        Some(Rewards::Terminal) => RewardScheme::Terminal,
+        _ => RewardScheme::Scaled,
+    };
+    struct Slot<G: EnvGame> {
+        env: Env<G>,
+        seats: [Seat<G>; 2],
+        obs: env::Observation,
+        info: env::Info,
+        pending: [Option<Pending>; 2],
+        rewards: [f32; 2],
+        done: bool,
+    }
+    let mut slots: Vec<Slot<G>> = seats
+        .into_iter()
+        .map(|mut seats| {
+            let mut env = Env::<G>::new(EnvConfig {
+                rewards: reward_scheme,
+                ..EnvConfig::default()
+            });
+            let (obs, info) = env.reset(0);
+            for seat in &mut seats {
+                if let Seat::Fixed(agent) = seat {
+                    agent.new_game();
+                }
+            }
+            let done = env.position().is_over();
+            Slot {
+                env,
+                seats,
+                obs,
+                info,
+                pending: [None, None],
+                rewards: [0.0; 2],
+                done,
+            }
+        })
+        .collect();
+    let points = G::BOARD_SIZE * G::BOARD_SIZE;
+    loop {
+        // Decisions wanted from each learner: (slot, board, black, valid points).
+        let mut wanted: Vec<Vec<(usize, Vec<i8>, bool, Vec<usize>)>> =
+            (0..learners.len()).map(|_| Vec::new()).collect();
+        let mut actions: Vec<Option<usize>> = vec![None; slots.len()];
+        let mut any = false;
+        for (k, slot) in slots.iter_mut().enumerate() {
+            if slot.done {
+                continue;
+            }
+            any = true;
+            let mover = slot.info.to_move;
+            match &mut slot.seats[mover.index()] {
+                Seat::Fixed(agent) => {
+                    let d = agent
+                        .select(slot.env.position(), &Budget::default())
+                        .map_err(|e| DqnError::Opponent(e.to_string()))?;
+                    actions[k] = Some(G::action_index(d.mv));
+                }
+                Seat::Learner(l) => {
+                    let cells = relative(&slot.obs.cells, mover);
+                    let valid: Vec<usize> = slot
+                        .info
+                        .valid_actions
+                        .iter()
+                        .copied()
+                        .filter(|&a| a < points)
+                        .collect();
+                    if let Some(list) = wanted.get_mut(*l) {
+                        list.push((k, cells, mover == Color::Black, valid));
+                    }
+                }
+            }
+        }
+        if !any {
+            break;
+        }
+        for (l, list) in wanted.into_iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            let learner = &mut *learners[l];
+            let boards: Vec<(&[i8], bool)> =
+                list.iter().map(|(_, c, b, _)| (c.as_slice(), *b)).collect();
+            let q = learner.q_batch(&boards);
+            for (j, (k, cells, black, valid)) in list.into_iter().enumerate() {
+                let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
+                let a = learner.choose(row, &cells, black, &valid, epsilon, explore, rng);
+                actions[k] = Some(a);
+                let mover = if black { Color::Black } else { Color::White };
+                let slot = &mut slots[k];
+                if learn {
+                    if let Some(p) = slot.pending[mover.index()].take() {
+                        learner.push(
+                            Transition {
+                                state: p.state,
+                                black: p.black,
+                                action: p.action as u16,
+                                reward: p.reward,
+                                next: cells.clone(),
+                                next_black: black,
+                                next_valid: valid.iter().map(|&v| v as u16).collect(),
+                                done: false,
+                            },
+                            rng,
+                        );
+                    }
+                    slot.pending[mover.index()] = Some(Pending {
+                        state: cells,
+                        black,
+                        action: a,
+                        reward: 0.0,
+                    });
+                }
+            }
+        }
+        for (k, slot) in slots.iter_mut().enumerate() {
+            let Some(a) = actions[k] else { continue };
+            let step = slot
+                .env
+                .step(a)
+                .map_err(|e| DqnError::Env(e.to_string()))?;
+            for c in 0..2 {
+                slot.rewards[c] += step.rewards[c];
+                if let Some(p) = slot.pending[c].as_mut() {
+                    p.reward += step.rewards[c];
+                }
+            }
+            // Fixed agents follow the game.
+            if let Some(mv) = G::action_move(a) {
+                for seat in &mut slot.seats {
+                    if let Seat::Fixed(agent) = seat {
+                        agent.observe(mv, slot.env.position());
+                    }
+                }
+            }
+            slot.obs = step.obs;
+            slot.info = step.info;
+            if step.terminated || step.truncated {
+                slot.done = true;
+                if learn {
+                    for c in 0..2 {
+                        let Some(p) = slot.pending[c].take() else {
+                            continue;
+                        };
+                        if let Seat::Learner(l) = slot.seats[c] {
+                            learners[l].push(
+                                Transition {
+                                    state: p.state,
+                                    black: p.black,
+                                    action: p.action as u16,
+                                    reward: p.reward,
+                                    next: Vec::new(),
+                                    next_black: false,
+                                    next_valid: Vec::new(),
+                                    done: true,
+                                },
+                                rng,
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(slots
+        .into_iter()
+        .map(|s| {
+            let pos = s.env.position();
+            GameEnd {
+                counts: pos.counts(),
+                winner: pos.outcome().and_then(|o| o.winner()),
+                rewards: s.rewards,
+            }
+        })
+        .collect())
+}
+
+/// Wins, draws and losses of a learner against one opponent, by the learner's colour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    /// Games as black: won, drawn, lost.
+    pub black: [u32; 3],
+    /// Games as white: won, drawn, lost.
+    pub white: [u32; 3],
+}
+
+impl Record {
+    /// Adds a game in which the learner played `me`.
+    pub fn add(&mut self, me: Color, winner: Option<Color>) {
+        let row = if me == Color::Black {
+            &mut self.black
+        } else {
+            &mut self.white
+        };
+        match winner {
+            Some(w) if w == me => row[0] += 1,
+            None => row[1] += 1,
+            Some(_) => row[2] += 1,
+        }
+    }
+
+    /// Games played.
+    #[must_use]
+    pub fn games(&self) -> u32 {
+        self.black.iter().chain(&self.white).sum()
+    }
+
+    /// Win rate (wins / games; draws count as nothing).
+    #[must_use]
+    pub fn win_rate(&self) -> f64 {
+        f64::from(self.black[0] + self.white[0]) / f64::from(self.games().max(1))
+    }
+
+    /// Score rate (wins + half the draws) / games.
+    #[must_use]
+    pub fn score(&self) -> f64 {
+        (f64::from(self.black[0] + self.white[0])
+            + 0.5 * f64::from(self.black[1] + self.white[1]))
+            / f64::from(self.games().max(1))
+    }
+}
+
+/// Greedy games of learner 0 of `learners` against fresh opponents from `opponent(seed)`,
+/// colours alternating, `parallel` at a time.
+///
+/// # Errors
+/// [`DqnError`] when an opponent fails.
+pub fn evaluate<G: EnvGame>(
+    learner: &mut DqnLearner<G>,
+    opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+    games: usize,
+    seed: u64,
+) -> Result<Record, DqnError> {
+    let mut record = Record::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let parallel = 50;
+    let mut done = 0;
+    while done < games {
+        let n = parallel.min(games - done);
+        let mut seats = Vec::with_capacity(n);
+        let mut colours = Vec::with_capacity(n);
+        for g in done..done + n {
+            let me = if g % 2 == 0 { Color::Black } else { Color::White };
+            let opp = Seat::Fixed(opponent(seed.wrapping_mul(1_000_003).wrapping_add(g as u64)));
+            seats.push(if me == Color::Black {
+                [Seat::Learner(0), opp]
+            } else {
+                [opp, Seat::Learner(0)]
+            });
+            colours.push(me);
+        }
+        let ends = play_games(&mut [learner], seats, 0.0, false, false, &mut rng)?;
+        for (me, end) in colours.into_iter().zip(ends) {
+            record.add(me, end.winner);
+        }
+        done += n;
+    }
+    Ok(record)
+}
+
+/// A trained Q-network as a player: the valid point with the highest value.
+pub struct DqnAgent<G: EnvGame> {
+    net: QNet,
+    name: String,
+    device: Device,
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<G: EnvGame> DqnAgent<G> {
+    /// An agent over an inference network.
+    #[must_use]
+    pub fn new(net: QNet, name: String) -> Self {
+        DqnAgent {
+            net,
+            name,
+            device: Device::default(),
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    /// The network's values for `pos` (one per point, from the mover's side).
+    #[must_use]
+    pub fn values(&self, pos: &G) -> Vec<f32> {
+        let cells = encode_position(pos);
+        q_values(
+            &self.net,
+            &[(&cells, pos.side_to_move() == Color::Black)],
+            G::BOARD_SIZE,
+            &self.device,
+        )
+    }
+}
+
+impl<G: EnvGame> Agent<G> for DqnAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, pos: &G, _budget: &Budget) -> Result<Decision<G::Move>, AgentError> {
+        if pos.is_over() {
+            return Err(AgentError::GameOver);
+        }
+        if let Some(pass) = pos.forced_pass() {
+            return Ok(Decision::just(pass));
+        }
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let moves = pos.legal_moves();
+        let valid: Vec<usize> = moves
+            .iter()
+            .map(|&m| G::action_index(m))
+            .filter(|&a| a < points)
+            .collect();
+        let q = self.values(pos);
+        let a = best(&q, &valid).ok_or(AgentError::GameOver)?;
+        let mv = G::action_move(a).ok_or_else(|| AgentError::Failed("no move".into()))?;
+        let mut d = Decision::just(mv);
+        // Value in hundredths (the scaled reward is discs/100 and ±1 for the result).
+        d.score = q.get(a).map(|v| (v * 100.0).round() as i32);
+        d.pv = vec![mv];
+        Ok(d)
+    }
+}
+
+/// One finished training game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpisodeStats {
+    /// Episode number, from 1.
+    pub episode: usize,
+    /// The learner's colour.
+    pub color: Color,
+    /// The learner's result: +1, 0, −1.
+    pub result: i32,
+    /// The learner's total reward.
+    pub reward: f32,
+    /// ε used.
+    pub epsilon: f64,
+    /// Mean loss of the gradient steps of this episode's round (None before learning starts).
+    pub loss: Option<f64>,
+}
+
+/// DQN training of one learner against a fixed opponent (colours alternating).
+pub struct DqnTrainer<G: EnvGame> {
+    /// The learner.
+    pub learner: DqnLearner<G>,
+    /// Episodes played.
+    pub episode: usize,
+}
+
+/// The generator of the round starting at `episode`: derived from the seed, so a resumed run
+/// draws what the uninterrupted run would have.
+#[must_use]
+pub fn round_rng(seed: u64, episode: usize) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed ^ (episode as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+impl<G: EnvGame> DqnTrainer<G> {
+    /// A fresh learner.
+    ///
+    /// # Errors
+    /// [`DqnError::Config`] for invalid settings.
+    pub fn new(config: DqnConfig) -> Result<Self, DqnError> {
+        Ok(DqnTrainer {
+            learner: DqnLearner::new(config)?,
+            episode: 0,
+        })
+    }
+
+    /// Plays and learns one round of up to `config.parallel` games (at most `limit`) against
+    /// fresh opponents from `opponent(seed)`.
+    ///
+    /// # Errors
+    /// [`DqnError`] when an opponent fails.
+    pub fn round(
+        &mut self,
+        opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+        limit: usize,
+    ) -> Result<Vec<EpisodeStats>, DqnError> {
+        let config = self.learner.config.clone();
+        let n = config.parallel.min(limit).max(1);
+        let mut rng = round_rng(config.seed, self.episode);
+        let epsilon = config.epsilon(self.episode);
+        let mut seats = Vec::with_capacity(n);
+        let mut colours = Vec::with_capacity(n);
+        for g in 0..n {
+            let episode = self.episode + g;
+            let me = if episode % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let opp = Seat::Fixed(opponent(config.seed ^ (episode as u64 + 1) << 20));
+            seats.push(if me == Color::Black {
+                [Seat::Learner(0), opp]
+            } else {
+                [opp, Seat::Learner(0)]
+            });
+            colours.push(me);
+        }
+        let ends = play_games(&mut [&mut self.learner], seats, epsilon, true, true, &mut rng)?;
+        let loss = self.learner.take_loss();
+        let mut out = Vec::with_capacity(n);
+        for (me, end) in colours.into_iter().zip(ends) {
+            self.episode += 1;
+            if self.episode % config.target_sync == 0 {
+                self.learner.sync_target();
+            }
+            out.push(EpisodeStats {
+                episode: self.episode,
+                color: me,
+                result: match end.winner {
+                    Some(w) if w == me => 1,
+                    None => 0,
+                    Some(_) => -1,
+                },
+                reward: end.rewards[me.index()],
+                epsilon,
+                loss,
+            });
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,195 @@
+//! The DQN's Q-network: residual convolutional networks over the board planes, either the
+//! reference project's down-sampling `seed-resnet` or our full-resolution `resnet`.
+
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::pool::{MaxPool2d, MaxPool2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::relu;
+use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
+
+/// Input planes: the mover's stones, the opponent's stones, and a constant plane that is 1 when
+/// black is to move.
+pub const PLANES: usize = 3;
+
+/// Which Q-network, and its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum QNetArch {
+    /// The reference design: 7x7 stride-2 stem with 64 filters, batch norm, ReLU, 3x3 stride-2
+    /// max-pool, 3 residual blocks of 64 and 4 of 128 (1x1 projection on the first), global
+    /// average pooling, one dense layer to the action values.
+    SeedResnet,
+    /// Ours: a 3x3 stem and `blocks` residual blocks of `channels` at full board resolution,
+    /// then a 1x1 convolution to 2 planes and a dense layer to the action values.
+    Resnet {
+        /// Residual blocks.
+        blocks: usize,
+        /// Channels of every block.
+        channels: usize,
+    },
+}
+
+impl QNetArch {
+    /// The default network (`resnet`, 3 blocks of 32 channels).
+    pub const DEFAULT: QNetArch = QNetArch::Resnet {
+        blocks: 3,
+        channels: 32,
+    };
+
+    /// A short name: `seed-resnet` or `resnet-3x32`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self {
+            QNetArch::SeedResnet => "seed-resnet".into(),
+            QNetArch::Resnet { blocks, channels } => format!("resnet-{blocks}x{channels}"),
+        }
+    }
+}
+
+impl Default for QNetArch {
+    fn default() -> Self {
+        QNetArch::DEFAULT
+    }
+}
+
+/// Two 3x3 convolutions with batch norm and a skip connection (projected by a 1x1 convolution
+/// when the channel count changes).
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    conv1: Conv2d,
+    norm1: BatchNorm,
+    conv2: Conv2d,
+    norm2: BatchNorm,
+    projection: Option<Conv2d>,
+    projection_norm: Option<BatchNorm>,
+}
+
+fn conv3x3(from: usize, to: usize, device: &Device) -> Conv2d {
+    Conv2dConfig::new([from, to], [3, 3])
+        .with_padding(PaddingConfig2d::Explicit(1, 1, 1, 1))
+        .with_bias(false)
+        .init(device)
+}
+
+impl ResBlock {
+    fn new(from: usize, to: usize, device: &Device) -> Self {
+        let (projection, projection_norm) = if from == to {
+            (None, None)
+        } else {
+            (
+                Some(
+                    Conv2dConfig::new([from, to], [1, 1])
+                        .with_bias(false)
+                        .init(device),
+                ),
+                Some(BatchNormConfig::new(to).init(device)),
+            )
+        };
+        ResBlock {
+            conv1: conv3x3(from, to, device),
+            norm1: BatchNormConfig::new(to).init(device),
+            conv2: conv3x3(to, to, device),
+            norm2: BatchNormConfig::new(to).init(device),
+            projection,
+            projection_norm,
+        }
+    }
+
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let skip = match (&self.projection, &self.projection_norm) {
+            (Some(conv), Some(norm)) => norm.forward(conv.forward(x.clone())),
+            _ => x.clone(),
+        };
+        let y = relu(self.norm1.forward(self.conv1.forward(x)));
+        let y = self.norm2.forward(self.conv2.forward(y));
+        relu(y + skip)
+    }
+}
+
+/// A Q-network: `[batch, PLANES, n, n]` board planes in, `[batch, n·n]` action values out.
+#[derive(Module, Debug)]
+pub struct QNet {
+    stem: Conv2d,
+    stem_norm: BatchNorm,
+    pool: Option<MaxPool2d>,
+    blocks: Vec<ResBlock>,
+    /// Full-resolution head: 1x1 convolution to 2 planes (None for `seed-resnet`).
+    head_conv: Option<Conv2d>,
+    head_norm: Option<BatchNorm>,
+    dense: Linear,
+}
+
+impl QNet {
+    /// A freshly initialised network of architecture `arch` for an `n`x`n` board.
+    #[must_use]
+    pub fn new(arch: QNetArch, n: usize, device: &Device) -> Self {
+        match arch {
+            QNetArch::SeedResnet => {
+                let mut blocks = Vec::new();
+                for _ in 0..3 {
+                    blocks.push(ResBlock::new(64, 64, device));
+                }
+                blocks.push(ResBlock::new(64, 128, device));
+                for _ in 0..3 {
+                    blocks.push(ResBlock::new(128, 128, device));
+                }
+                QNet {
+                    stem: Conv2dConfig::new([PLANES, 64], [7, 7])
+                        .with_stride([2, 2])
+                        .with_padding(PaddingConfig2d::Explicit(3, 3, 3, 3))
+                        .with_bias(false)
+                        .init(device),
+                    stem_norm: BatchNormConfig::new(64).init(device),
+                    pool: Some(
+                        MaxPool2dConfig::new([3, 3])
+                            .with_strides([2, 2])
+                            .with_padding(PaddingConfig2d::Explicit(1, 1, 1, 1))
+                            .init(),
+                    ),
+                    blocks,
+                    head_conv: None,
+                    head_norm: None,
+                    dense: LinearConfig::new(128, n * n).init(device),
+                }
+            }
+            QNetArch::Resnet { blocks, channels } => {
+                let channels = channels.max(1);
+                QNet {
+                    stem: conv3x3(PLANES, channels, device),
+                    stem_norm: BatchNormConfig::new(channels).init(device),
+                    pool: None,
+                    blocks: (0..blocks)
+                        .map(|_| ResBlock::new(channels, channels, device))
+                        .collect(),
+                    head_conv: Some(
+                        Conv2dConfig::new([channels, 2], [1, 1])
+                            .with_bias(false)
+                            .init(device),
+                    ),
+                    head_norm: Some(BatchNormConfig::new(2).init(device)),
+                    dense: LinearConfig::new(2 * n * n, n * n).init(device),
+                }
+            }
+        }
+    }
+
+    /// Action values for a batch of board planes `[batch, PLANES, n, n]`: `[batch, n·n]`.
+    #[must_use]
+    pub fn forward(&self, planes: Tensor<4>) -> Tensor<2> {
+        let mut x = relu(self.stem_norm.forward(self.stem.forward(planes)));
+        if let Some(pool) = &self.pool {
+            x = pool.forward(x);
+        }
+        for block in &self.blocks {
+            x = block.forward(x);
+        }
+        let flat: Tensor<2> = match (&self.head_conv, &self.head_norm) {
+            (Some(conv), Some(norm)) => relu(norm.forward(conv.forward(x))).flatten(1, 3),
+            // Global average pooling over the board.
+            _ => x.mean_dim(3).mean_dim(2).flatten(1, 3),
+        };
+        self.dense.forward(flat)
+    }
+}

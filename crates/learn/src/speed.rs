@@ -1,0 +1,98 @@
+//! Speed of a Q-network on this machine: inference positions per second and training steps
+//! per second (forward, backward, Adam) at a given batch size and thread count.
+
+use std::time::{Duration, Instant};
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::resnet::{QNet, QNetArch, PLANES};
+
+/// One measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Speed {
+    /// Positions evaluated per second (inference network, no gradients).
+    pub positions_per_s: f64,
+    /// Training steps per second: forward, MSE backward and an Adam step on one batch.
+    pub train_steps_per_s: f64,
+}
+
+/// Errors of the measurement.
+#[derive(Debug, thiserror::Error)]
+pub enum SpeedError {
+    /// The thread pool could not be built.
+    #[error("thread pool: {0}")]
+    Pool(String),
+}
+
+/// Random-looking but deterministic board planes.
+fn input(batch: usize, n: usize, device: &Device) -> Tensor<4> {
+    let len = batch * PLANES * n * n;
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let data: Vec<f32> = (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            f32::from(u8::from(x % 3 == 0))
+        })
+        .collect();
+    Tensor::<4>::from_data(TensorData::new(data, [batch, PLANES, n, n]), device)
+}
+
+/// Measures `arch` on an `n`x`n` board at batch size `batch` with `threads` worker threads,
+/// running each kind of work for about `time` (after one warm-up call).
+///
+/// # Errors
+/// [`SpeedError::Pool`] when the thread pool cannot be made.
+pub fn measure(
+    arch: QNetArch,
+    n: usize,
+    batch: usize,
+    threads: usize,
+    time: Duration,
+) -> Result<Speed, SpeedError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| SpeedError::Pool(e.to_string()))?;
+    Ok(pool.install(|| {
+        let batch = batch.max(1);
+        let device = Device::default();
+        device.seed(7);
+        let net = QNet::new(arch, n, &device).valid();
+        let x = input(batch, n, &device);
+        let _ = net.forward(x.clone()).into_data();
+        let start = Instant::now();
+        let mut calls = 0u64;
+        while start.elapsed() < time || calls == 0 {
+            let _ = net.forward(x.clone()).into_data();
+            calls += 1;
+        }
+        let positions_per_s = (calls * batch as u64) as f64 / start.elapsed().as_secs_f64();
+
+        let train = Device::default().autodiff();
+        let mut net = QNet::new(arch, n, &train);
+        let mut optim = AdamConfig::new().init();
+        let x = input(batch, n, &train);
+        let target = Tensor::<2>::zeros([batch, n * n], &train);
+        let mut step = |net: QNet| -> QNet {
+            let loss = (net.forward(x.clone()) - target.clone()).powi_scalar(2).mean();
+            let grads = GradientsParams::from_grads(loss.backward(), &net);
+            optim.step(1e-4, net, grads)
+        };
+        net = step(net);
+        let start = Instant::now();
+        let mut steps = 0u64;
+        while start.elapsed() < time || steps == 0 {
+            net = step(net);
+            steps += 1;
+        }
+        let train_steps_per_s = steps as f64 / start.elapsed().as_secs_f64();
+        Speed {
+            positions_per_s,
+            train_steps_per_s,
+        }
+    }))
+}
