@@ -52,6 +52,7 @@ pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
             Ok(Box::new(SolverAgent::<N>::new(empties, midgame)))
         }),
     );
+    register_learned::<N>(&mut registry);
     // External NBoard engines play 8x8 only: the registry is the 8x8 one exactly when N == 8.
     if let Some(registry8) = (&mut registry as &mut dyn Any).downcast_mut::<Registry<Othello8>>() {
         register_nboard_engine(registry8);
@@ -74,6 +75,57 @@ pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
         );
     }
     registry
+}
+
+/// `dqn:model=PATH` and `q-mlp:model=PATH`: trained networks (a `.safetensors` file beside its
+/// `.json` card, checked by sha256), greedy over their action values.
+fn register_learned<const N: usize>(registry: &mut Registry<Othello<N>>) {
+    fn model_path(spec: &search::Spec) -> Result<std::path::PathBuf, search::SpecError> {
+        spec.get::<String>("model")?
+            .map(std::path::PathBuf::from)
+            .ok_or_else(|| search::SpecError::BadValue {
+                agent: spec.name.clone(),
+                key: "model".into(),
+                value: String::new(),
+                why: "required: the .safetensors file of a trained model, e.g. \
+                      models/othello8-dqn.safetensors"
+                    .into(),
+            })
+    }
+    fn bad(spec: &search::Spec, path: &std::path::Path, e: impl std::fmt::Display) -> search::SpecError {
+        search::SpecError::BadValue {
+            agent: spec.name.clone(),
+            key: "model".into(),
+            value: path.display().to_string(),
+            why: e.to_string(),
+        }
+    }
+    const MODEL: &[(&str, &str)] = &[(
+        "model",
+        "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-dqn.safetensors",
+    )];
+    registry.register(
+        "dqn",
+        "a trained DQN (stonelab train dqn): the move with the highest learned value",
+        MODEL,
+        Box::new(|spec, _| {
+            let path = model_path(spec)?;
+            let (net, _) = learn::checkpoint::load_qnet(&path, &format!("othello{N}"), N)
+                .map_err(|e| bad(spec, &path, e))?;
+            Ok(Box::new(learn::DqnAgent::<Othello<N>>::new(net, spec.to_string())))
+        }),
+    );
+    registry.register(
+        "q-mlp",
+        "a trained Q-learning MLP (stonelab train q-mlp): the move with the highest learned value",
+        MODEL,
+        Box::new(|spec, _| {
+            let path = model_path(spec)?;
+            let (net, _) = learn::checkpoint::load_qmlp(&path, &format!("othello{N}"), N)
+                .map_err(|e| bad(spec, &path, e))?;
+            Ok(Box::new(learn::QMlpAgent::<Othello<N>>::new(net, spec.to_string())))
+        }),
+    );
 }
 
 /// The solved value table of 4x4 Othello, computed once per process (well under a second).

@@ -42,6 +42,17 @@ enum BenchKind {
         #[arg(long, default_value_t = 8)]
         depth: u32,
     },
+    /// Q-network speed on 8x8: inference positions/s and training steps/s (forward, backward,
+    /// Adam) at batch 1/32/256 on 1 and 2 threads, for the default DQN network and the 6-block
+    /// 64-channel reference size.
+    Dqn {
+        /// Seconds of each measurement.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+        /// Board side (4, 6 or 8).
+        #[arg(long, default_value_t = 8)]
+        size: usize,
+    },
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -49,6 +60,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::Endgame { range, table_bits } => endgame(range, *table_bits),
         BenchKind::Othello6 { table_bits } => othello6(*table_bits),
         BenchKind::Gomoku { depth } => gomoku_bench(*depth),
+        BenchKind::Dqn { seconds, size } => dqn_bench(*seconds, *size),
     }
 }
 
@@ -218,5 +230,50 @@ fn gomoku_bench(depth: u32) -> Result<()> {
         rate(nodes, time)
     );
     println!("node checksum: {checksum:016x}");
+    Ok(())
+}
+
+fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
+    use learn::speed::measure;
+    use learn::QNetArch;
+    if ![4, 6, 8].contains(&size) {
+        bail!("--size must be 4, 6 or 8");
+    }
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
+        bail!("--seconds must be within (0, 600]");
+    }
+    let time = Duration::from_secs_f64(seconds);
+    let archs = [
+        (QNetArch::DEFAULT, "default"),
+        (
+            QNetArch::Resnet {
+                blocks: 6,
+                channels: 64,
+            },
+            "reference size",
+        ),
+    ];
+    println!(
+        "Q-network speed on {size}x{size} (burn Flex CPU; {seconds} s per figure; this machine has {} cores)",
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    );
+    println!(
+        "{:<14} {:<15} {:>7} {:>5} {:>13} {:>13}",
+        "network", "", "threads", "batch", "positions/s", "train steps/s"
+    );
+    for (arch, label) in archs {
+        for threads in [1, 2] {
+            for batch in [1, 32, 256] {
+                let s = measure(arch, size, batch, threads, time)?;
+                println!(
+                    "{:<14} {:<15} {threads:>7} {batch:>5} {:>13.0} {:>13.2}",
+                    arch.label(),
+                    label,
+                    s.positions_per_s,
+                    s.train_steps_per_s
+                );
+            }
+        }
+    }
     Ok(())
 }

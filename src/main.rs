@@ -14,6 +14,7 @@ mod games;
 mod gomocup_cmd;
 mod nboard_cmd;
 mod perft_cmd;
+mod plots;
 mod play;
 mod serve_cmd;
 mod solve_cmd;
@@ -45,7 +46,7 @@ enum Command {
     Nboard(nboard_cmd::NboardArgs),
     /// Be a Gomoku brain for Piskvork-compatible managers (Gomocup protocol on stdin/stdout).
     Gomocup(gomocup_cmd::GomocupArgs),
-    /// Train a learning agent, writing logs to a run folder (today: q-table on othello4).
+    /// Train a learning agent (q-table, q-mlp, dqn, dqn-competitive) into a run folder.
     Train(train_cmd::TrainArgs),
     /// Value iteration over every reachable position of a small board (othello4).
     Dp(dp_cmd::DpArgs),

@@ -92,7 +92,7 @@ pub fn catalog() -> Catalog {
         .with_models(models(Path::new("models")))
 }
 
-/// The trained models in `dir` (`*.safetensors`), by name.
+/// The trained models in `dir` (`*.safetensors`), as the paths `dqn:model=` / `q-mlp:model=` take.
 fn models(dir: &Path) -> Vec<String> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -102,7 +102,7 @@ fn models(dir: &Path) -> Vec<String> {
         .filter_map(|e| {
             let path = e.path();
             (path.extension()? == "safetensors")
-                .then(|| path.file_stem()?.to_str().map(str::to_string))?
+                .then(|| path.to_str().map(str::to_string))?
         })
         .collect();
     names.sort();

@@ -15,6 +15,7 @@ use rand::{RngExt, SeedableRng};
 use search::{Agent, AgentError, Budget, Decision};
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::{load_weights, weights_bytes, write_atomic, ModelError};
 use crate::replay::{ReplayBuffer, Transition};
 use crate::resnet::{QNet, QNetArch, PLANES};
 
@@ -385,8 +386,7 @@ impl<G: EnvGame> DqnLearner<G> {
     fn choose<R: RngExt>(
         &mut self,
         q: &[f32],
-        cells: &[i8],
-        black: bool,
+        (cells, black): (&[i8], bool),
         valid: &[usize],
         epsilon: f64,
         explore: bool,
@@ -555,6 +555,9 @@ pub struct GameEnd {
     pub rewards: [f32; 2],
 }
 
+/// A decision a learner is asked for: (game slot, board, black to move, valid points).
+type Request = (usize, Vec<i8>, bool, Vec<usize>);
+
 struct Pending {
     state: Vec<i8>,
     black: bool,
@@ -616,7 +619,7 @@ pub fn play_games<G: EnvGame, R: RngExt>(
     let points = G::BOARD_SIZE * G::BOARD_SIZE;
     loop {
         // Decisions wanted from each learner: (slot, board, black, valid points).
-        let mut wanted: Vec<Vec<(usize, Vec<i8>, bool, Vec<usize>)>> =
+        let mut wanted: Vec<Vec<Request>> =
             (0..learners.len()).map(|_| Vec::new()).collect();
         let mut actions: Vec<Option<usize>> = vec![None; slots.len()];
         let mut any = false;
@@ -661,7 +664,7 @@ pub fn play_games<G: EnvGame, R: RngExt>(
             let q = learner.q_batch(&boards);
             for (j, (k, cells, black, valid)) in list.into_iter().enumerate() {
                 let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
-                let a = learner.choose(row, &cells, black, &valid, epsilon, explore, rng);
+                let a = learner.choose(row, (&cells, black), &valid, epsilon, explore, rng);
                 actions[k] = Some(a);
                 let mover = if black { Color::Black } else { Color::White };
                 let slot = &mut slots[k];
@@ -960,7 +963,7 @@ impl<G: EnvGame> DqnTrainer<G> {
         let mut colours = Vec::with_capacity(n);
         for g in 0..n {
             let episode = self.episode + g;
-            let me = if episode % 2 == 0 {
+            let me = if episode.is_multiple_of(2) {
                 Color::Black
             } else {
                 Color::White
@@ -978,7 +981,7 @@ impl<G: EnvGame> DqnTrainer<G> {
         let mut out = Vec::with_capacity(n);
         for (me, end) in colours.into_iter().zip(ends) {
             self.episode += 1;
-            if self.episode % config.target_sync == 0 {
+            if self.episode.is_multiple_of(config.target_sync) {
                 self.learner.sync_target();
             }
             out.push(EpisodeStats {
@@ -996,4 +999,254 @@ impl<G: EnvGame> DqnTrainer<G> {
         }
         Ok(out)
     }
+}
+
+/// Files of a learner's training state, inside one checkpoint folder.
+mod state_files {
+    pub const NET: &str = "online.bpk";
+    pub const TARGET: &str = "target.safetensors";
+    pub const OPTIM: &str = "optim.bpk";
+    pub const REPLAY: &str = "replay.bin";
+    pub const VISITS: &str = "visits.bin";
+    pub const COUNTERS: &str = "learner.json";
+}
+
+impl<G: EnvGame> DqnLearner<G> {
+    /// Writes everything needed to continue training (network with its parameter ids, target
+    /// network, Adam state, replay buffer, UCT visit counts) into the folder `dir`, which
+    /// must exist. The caller makes the folder appear atomically.
+    ///
+    /// # Errors
+    /// [`ModelError`] when a file cannot be written.
+    pub fn save_state(&self, dir: &std::path::Path) -> Result<(), ModelError> {
+        use burn::store::{BurnpackStore, ModuleSnapshot};
+        let mut store = BurnpackStore::from_bytes(None);
+        self.net
+            .save_into(&mut store)
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        let net = store
+            .get_bytes()
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        write_atomic(&dir.join(state_files::NET), &net)?;
+        write_atomic(&dir.join(state_files::TARGET), &weights_bytes(&self.target)?)?;
+        let optim = self
+            .optim
+            .into_bytes()
+            .map_err(|e| ModelError::Weights(format!("optimizer: {e:?}")))?;
+        write_atomic(&dir.join(state_files::OPTIM), &optim)?;
+        write_atomic(&dir.join(state_files::REPLAY), &self.replay.to_bytes())?;
+        let mut visits: Vec<(u64, u32)> = self.visits.iter().map(|(&k, &v)| (k, v)).collect();
+        visits.sort_unstable();
+        let mut bytes = Vec::with_capacity(8 + visits.len() * 12);
+        bytes.extend_from_slice(&(visits.len() as u64).to_le_bytes());
+        for (k, v) in visits {
+            bytes.extend_from_slice(&k.to_le_bytes());
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        write_atomic(&dir.join(state_files::VISITS), &bytes)?;
+        let counters = format!(
+            "{{\"grad_steps\": {}, \"fresh\": {}}}\n",
+            self.grad_steps, self.fresh
+        );
+        write_atomic(&dir.join(state_files::COUNTERS), counters.as_bytes())?;
+        Ok(())
+    }
+
+    /// A learner continued from [`save_state`](Self::save_state) files, with `config` (the
+    /// run's settings).
+    ///
+    /// # Errors
+    /// [`ModelError`] for missing or corrupt files.
+    pub fn load_state(config: DqnConfig, dir: &std::path::Path) -> Result<Self, ModelError> {
+        use burn::store::{BurnpackStore, ModuleSnapshot};
+        config.validate().map_err(|why| ModelError::Card {
+            path: dir.to_path_buf(),
+            why,
+        })?;
+        let read = |name: &str| -> Result<Vec<u8>, ModelError> {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|source| ModelError::Io { path, source })
+        };
+        let train_device = Device::default().autodiff();
+        let mut net = QNet::new(config.arch, G::BOARD_SIZE, &train_device);
+        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(read(state_files::NET)?)));
+        let applied = net
+            .load_from(&mut store)
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        if !applied.errors.is_empty() || !applied.missing.is_empty() {
+            return Err(ModelError::Weights(format!(
+                "{}: {} errors, {} missing tensors",
+                state_files::NET,
+                applied.errors.len(),
+                applied.missing.len()
+            )));
+        }
+        let mut target = QNet::new(config.arch, G::BOARD_SIZE, &Device::default());
+        load_weights(&mut target, read(state_files::TARGET)?)?;
+        let optim_bytes = read(state_files::OPTIM)?;
+        let optim = std::panic::catch_unwind(|| {
+            AdamConfig::new()
+                .init()
+                .from_bytes(burn::tensor::Bytes::from_bytes_vec(optim_bytes))
+                .map_err(|e| format!("{e:?}"))
+        })
+        .map_err(|_| ModelError::Weights("optimizer state is corrupt".into()))?
+        .map_err(|e| ModelError::Weights(format!("optimizer: {e}")))?;
+        let replay = ReplayBuffer::from_bytes(&read(state_files::REPLAY)?)
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        let visit_bytes = read(state_files::VISITS)?;
+        let mut visits = HashMap::new();
+        let count = visit_bytes
+            .get(..8)
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+            .ok_or_else(|| ModelError::Weights("visits file is empty".into()))?;
+        if visit_bytes.len() as u64 != 8 + count.saturating_mul(12) {
+            return Err(ModelError::Weights("visits file has the wrong length".into()));
+        }
+        for chunk in visit_bytes[8..].chunks_exact(12) {
+            let mut k = [0u8; 8];
+            k.copy_from_slice(&chunk[..8]);
+            let mut v = [0u8; 4];
+            v.copy_from_slice(&chunk[8..]);
+            visits.insert(u64::from_le_bytes(k), u32::from_le_bytes(v));
+        }
+        let counters: serde_json::Value = serde_json::from_slice(&read(state_files::COUNTERS)?)
+            .map_err(|e| ModelError::Weights(format!("{}: {e}", state_files::COUNTERS)))?;
+        let (Some(grad_steps), Some(fresh)) = (
+            counters["grad_steps"].as_u64(),
+            counters["fresh"].as_u64(),
+        ) else {
+            return Err(ModelError::Weights(format!(
+                "{}: missing counters",
+                state_files::COUNTERS
+            )));
+        };
+        let mut learner = Self::from_parts(config, net, Some(target.valid()), train_device);
+        learner.fresh = usize::try_from(fresh).unwrap_or(0);
+        learner.optim = optim;
+        learner.replay = replay;
+        learner.visits = visits;
+        learner.grad_steps = grad_steps;
+        Ok(learner)
+    }
+}
+
+/// One finished game of competitive training.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompetitiveStats {
+    /// Episode number, from 1.
+    pub episode: usize,
+    /// The winner (None for a draw).
+    pub winner: Option<Color>,
+    /// Total reward of (black, white).
+    pub rewards: [f32; 2],
+    /// ε used.
+    pub epsilon: f64,
+    /// Mean loss of each learner's gradient steps in this round.
+    pub loss: [Option<f64>; 2],
+}
+
+/// Competitive training: a black DQN and a white DQN learn by playing each other.
+pub struct CompetitiveTrainer<G: EnvGame> {
+    /// The learner that always plays black.
+    pub black: DqnLearner<G>,
+    /// The learner that always plays white.
+    pub white: DqnLearner<G>,
+    /// Episodes played.
+    pub episode: usize,
+}
+
+impl<G: EnvGame> CompetitiveTrainer<G> {
+    /// Two fresh learners (the white one seeded `seed + 1`).
+    ///
+    /// # Errors
+    /// [`DqnError::Config`] for invalid settings.
+    pub fn new(config: DqnConfig) -> Result<Self, DqnError> {
+        let white = DqnConfig {
+            seed: config.seed.wrapping_add(1),
+            ..config.clone()
+        };
+        Ok(CompetitiveTrainer {
+            black: DqnLearner::new(config)?,
+            white: DqnLearner::new(white)?,
+            episode: 0,
+        })
+    }
+
+    /// Plays and learns one round of up to `parallel` games (at most `limit`).
+    ///
+    /// # Errors
+    /// [`DqnError`] if the environment fails.
+    pub fn round(&mut self, limit: usize) -> Result<Vec<CompetitiveStats>, DqnError> {
+        let config = self.black.config.clone();
+        let n = config.parallel.min(limit).max(1);
+        let mut rng = round_rng(config.seed, self.episode);
+        let epsilon = config.epsilon(self.episode);
+        let seats = (0..n)
+            .map(|_| [Seat::Learner(0), Seat::Learner(1)])
+            .collect();
+        let ends = play_games(
+            &mut [&mut self.black, &mut self.white],
+            seats,
+            epsilon,
+            true,
+            true,
+            &mut rng,
+        )?;
+        let loss = [self.black.take_loss(), self.white.take_loss()];
+        let mut out = Vec::with_capacity(n);
+        for end in ends {
+            self.episode += 1;
+            if self.episode.is_multiple_of(config.target_sync) {
+                self.black.sync_target();
+                self.white.sync_target();
+            }
+            out.push(CompetitiveStats {
+                episode: self.episode,
+                winner: end.winner,
+                rewards: end.rewards,
+                epsilon,
+                loss,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Games of `agent` against fresh opponents from `opponent(seed)`, one at a time, colours
+/// alternating (for agents that are not DQN learners, such as the Q-learning MLP).
+///
+/// # Errors
+/// [`DqnError::Opponent`] when either side fails.
+pub fn evaluate_agent<G: EnvGame>(
+    agent: &mut dyn Agent<G>,
+    opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+    games: usize,
+    seed: u64,
+) -> Result<Record, DqnError> {
+    let mut record = Record::default();
+    for g in 0..games {
+        let me = if g % 2 == 0 { Color::Black } else { Color::White };
+        let mut other = opponent(seed.wrapping_mul(1_000_003).wrapping_add(g as u64));
+        agent.new_game();
+        other.new_game();
+        let mut pos = G::start();
+        while !pos.is_over() {
+            let d = if pos.side_to_move() == me {
+                agent.select(&pos, &Budget::default())
+            } else {
+                other.select(&pos, &Budget::default())
+            }
+            .map_err(|e| DqnError::Opponent(e.to_string()))?;
+            let next = pos
+                .play(d.mv)
+                .map_err(|e| DqnError::Opponent(format!("illegal move: {e}")))?;
+            agent.observe(d.mv, &next);
+            other.observe(d.mv, &next);
+            pos = next;
+        }
+        record.add(me, pos.outcome().and_then(|o| o.winner()));
+    }
+    Ok(record)
 }

@@ -3,6 +3,7 @@
 //! ([`resnet`], [`replay`], [`dqn`]) on burn's Flex CPU backend.
 #![deny(missing_docs)]
 
+pub mod checkpoint;
 pub mod dqn;
 pub mod qmlp;
 pub mod qtable;
@@ -11,10 +12,11 @@ pub mod resnet;
 pub mod speed;
 
 pub use dqn::{
-    evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
+    evaluate, play_games, Behaviour, CompetitiveStats, CompetitiveTrainer, DqnAgent,
+    evaluate_agent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
     EpisodeStats, Record, Rewards, Seat,
 };
-pub use qmlp::{QMlpConfig, QMlpNet, QMlpTrainer};
+pub use qmlp::{QMlpAgent, QMlpConfig, QMlpNet, QMlpTrainer};
 pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};
 pub use resnet::{QNet, QNetArch, PLANES};

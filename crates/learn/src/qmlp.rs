@@ -5,6 +5,9 @@
 //! the final disc share 2·own/total − 1.
 
 use burn::module::Module;
+use search::{Agent, AgentError, Budget, Decision};
+
+use crate::checkpoint::{write_atomic, ModelError};
 use burn::nn::{Linear, LinearConfig};
 use burn::optim::ModuleOptimizer;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -93,6 +96,8 @@ pub struct EpochStats {
     pub losses: usize,
     /// Mean training loss over the epoch's games.
     pub loss: f64,
+    /// Each game: the agent's colour, result (+1, 0, −1) and loss.
+    pub games: Vec<(Color, i32, f64)>,
 }
 
 /// The board of `pos` from the side to move's point of view: +1 own, −1 opponent, 0 empty.
@@ -249,9 +254,20 @@ impl<G: EnvGame> QMlpTrainer<G> {
         (result, loss_value)
     }
 
-    /// Plays and learns one epoch (colours alternate game by game).
+    /// Epochs played.
+    #[must_use]
+    pub fn epochs_done(&self) -> usize {
+        self.epoch
+    }
+
+    /// Plays and learns one epoch (colours alternate game by game). The epoch's generator is
+    /// derived from the seed and the epoch number, so a resumed run plays what an
+    /// uninterrupted one would.
     pub fn epoch(&mut self) -> EpochStats {
         let eps = epsilon(self.epoch);
+        self.rng = ChaCha8Rng::seed_from_u64(
+            self.config.seed ^ (self.epoch as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        );
         self.epoch += 1;
         let mut stats = EpochStats {
             epoch: self.epoch,
@@ -260,6 +276,7 @@ impl<G: EnvGame> QMlpTrainer<G> {
             draws: 0,
             losses: 0,
             loss: 0.0,
+            games: Vec::new(),
         };
         for g in 0..self.config.games_per_epoch {
             let me = if g % 2 == 0 {
@@ -268,6 +285,7 @@ impl<G: EnvGame> QMlpTrainer<G> {
                 Color::White
             };
             let (result, loss) = self.game(me, eps);
+            stats.games.push((me, result, loss));
             match result {
                 1 => stats.wins += 1,
                 0 => stats.draws += 1,
@@ -307,5 +325,142 @@ impl<G: EnvGame> QMlpTrainer<G> {
             }
         }
         wins as f64 / games.max(1) as f64
+    }
+}
+
+impl<G: EnvGame> QMlpTrainer<G> {
+    /// The settings.
+    #[must_use]
+    pub fn config(&self) -> &QMlpConfig {
+        &self.config
+    }
+
+    /// An inference copy of the network.
+    #[must_use]
+    pub fn inference_net(&self) -> QMlpNet {
+        self.net.valid()
+    }
+
+    /// Writes the network (with its parameter ids), the Adam state and the epoch count into
+    /// `dir`, which must exist.
+    ///
+    /// # Errors
+    /// [`ModelError`] when a file cannot be written.
+    pub fn save_state(&self, dir: &std::path::Path) -> Result<(), ModelError> {
+        use burn::store::{BurnpackStore, ModuleSnapshot};
+        let mut store = BurnpackStore::from_bytes(None);
+        self.net
+            .save_into(&mut store)
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        let net = store
+            .get_bytes()
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        write_atomic(&dir.join("online.bpk"), &net)?;
+        let optim = self
+            .optim
+            .into_bytes()
+            .map_err(|e| ModelError::Weights(format!("optimizer: {e:?}")))?;
+        write_atomic(&dir.join("optim.bpk"), &optim)?;
+        write_atomic(
+            &dir.join("learner.json"),
+            format!("{{\"epoch\": {}}}\n", self.epoch).as_bytes(),
+        )
+    }
+
+    /// A trainer continued from [`save_state`](Self::save_state) files.
+    ///
+    /// # Errors
+    /// [`ModelError`] for missing or corrupt files.
+    pub fn load_state(config: QMlpConfig, dir: &std::path::Path) -> Result<Self, ModelError> {
+        use burn::store::{BurnpackStore, ModuleSnapshot};
+        let read = |name: &str| -> Result<Vec<u8>, ModelError> {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|source| ModelError::Io { path, source })
+        };
+        let mut trainer = Self::new(config);
+        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(
+            read("online.bpk")?,
+        )));
+        let applied = trainer
+            .net
+            .load_from(&mut store)
+            .map_err(|e| ModelError::Weights(e.to_string()))?;
+        if !applied.errors.is_empty() || !applied.missing.is_empty() {
+            return Err(ModelError::Weights("online.bpk does not fit the network".into()));
+        }
+        let optim_bytes = read("optim.bpk")?;
+        trainer.optim = std::panic::catch_unwind(|| {
+            AdamConfig::new()
+                .init()
+                .from_bytes(burn::tensor::Bytes::from_bytes_vec(optim_bytes))
+                .map_err(|e| format!("{e:?}"))
+        })
+        .map_err(|_| ModelError::Weights("optimizer state is corrupt".into()))?
+        .map_err(|e| ModelError::Weights(format!("optimizer: {e}")))?;
+        let counters: serde_json::Value = serde_json::from_slice(&read("learner.json")?)
+            .map_err(|e| ModelError::Weights(format!("learner.json: {e}")))?;
+        trainer.epoch = counters["epoch"]
+            .as_u64()
+            .and_then(|e| usize::try_from(e).ok())
+            .ok_or_else(|| ModelError::Weights("learner.json: no epoch".into()))?;
+        Ok(trainer)
+    }
+}
+
+/// A trained Q-learning MLP as a player: the legal point with the highest value.
+pub struct QMlpAgent<G: EnvGame> {
+    net: QMlpNet,
+    name: String,
+    device: Device,
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<G: EnvGame> QMlpAgent<G> {
+    /// An agent over an inference network.
+    #[must_use]
+    pub fn new(net: QMlpNet, name: String) -> Self {
+        QMlpAgent {
+            net,
+            name,
+            device: Device::default(),
+            _game: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<G: EnvGame> Agent<G> for QMlpAgent<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select(&mut self, pos: &G, _budget: &Budget) -> Result<Decision<G::Move>, AgentError> {
+        if pos.is_over() {
+            return Err(AgentError::GameOver);
+        }
+        if let Some(pass) = pos.forced_pass() {
+            return Ok(Decision::just(pass));
+        }
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let input = Tensor::<2>::from_data(
+            TensorData::new(encode(pos, pos.side_to_move()), [1, points]),
+            &self.device,
+        );
+        let q = self
+            .net
+            .forward(input)
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap_or_default();
+        let a = legal_points(pos)
+            .into_iter()
+            .max_by(|&a, &b| {
+                q.get(a)
+                    .unwrap_or(&0.0)
+                    .total_cmp(q.get(b).unwrap_or(&0.0))
+                    .then(b.cmp(&a))
+            })
+            .ok_or(AgentError::GameOver)?;
+        let mv = G::action_move(a).ok_or_else(|| AgentError::Failed("no move".into()))?;
+        Ok(Decision::just(mv))
     }
 }

@@ -35,7 +35,7 @@ fn input(batch: usize, n: usize, device: &Device) -> Tensor<4> {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            f32::from(u8::from(x % 3 == 0))
+            f32::from(u8::from(x.is_multiple_of(3)))
         })
         .collect();
     Tensor::<4>::from_data(TensorData::new(data, [batch, PLANES, n, n]), device)

@@ -1,0 +1,269 @@
+//! Model files: weights as safetensors beside a JSON card (architecture, settings, training
+//! progress, sha256, last evaluation), atomic writes, and checked loading.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::tensor::Device;
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::qmlp::QMlpNet;
+use crate::resnet::{QNet, QNetArch};
+
+/// The card format written by this version.
+pub const CARD_FORMAT: &str = "stonelab-model/1";
+
+/// What a model file is: read from and written beside the weights (`x.safetensors` → `x.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Card {
+    /// Always [`CARD_FORMAT`].
+    pub format: String,
+    /// `dqn` or `q-mlp`.
+    pub algo: String,
+    /// The game it was trained on (`othello8`, ...).
+    pub game: String,
+    /// Board side.
+    pub board_size: usize,
+    /// The Q-network (`dqn`); absent for `q-mlp`, whose shape is fixed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<QNetArch>,
+    /// The training settings.
+    pub config: serde_json::Value,
+    /// Training episodes behind these weights.
+    pub episodes: usize,
+    /// Gradient steps behind these weights.
+    pub train_steps: u64,
+    /// File name of the weights (in the card's folder).
+    pub weights: String,
+    /// sha256 of the weights file, lower-case hex.
+    pub sha256: String,
+    /// Size of the weights file.
+    pub bytes: u64,
+    /// The last evaluation (against `random` and `greedy`), if any.
+    #[serde(default)]
+    pub last_eval: serde_json::Value,
+}
+
+/// Errors reading or writing model files.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The card is missing fields, malformed, or of another format.
+    #[error("model card {path}: {why}")]
+    Card {
+        /// The card.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// The weights do not match the card's sha256 (a partial or changed file).
+    #[error("{path}: sha256 {found} does not match the card's {expected} (incomplete or changed file)")]
+    Checksum {
+        /// The weights.
+        path: PathBuf,
+        /// From the card.
+        expected: String,
+        /// Of the file.
+        found: String,
+    },
+    /// The weights do not fit the network the card describes.
+    #[error("weights: {0}")]
+    Weights(String),
+    /// The model is for another game or algorithm.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ModelError + '_ {
+    move |source| ModelError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Lower-case hex sha256 of `bytes`.
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, then
+/// renamed over `path`.
+///
+/// # Errors
+/// [`ModelError::Io`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    {
+        let mut f = File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(bytes).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io(path))
+}
+
+/// The card of a weights file: `x.safetensors` → `x.json`.
+#[must_use]
+pub fn card_path(weights: &Path) -> PathBuf {
+    weights.with_extension("json")
+}
+
+/// A module's parameters as safetensors bytes.
+///
+/// # Errors
+/// [`ModelError::Weights`] if burn cannot serialise them.
+pub fn weights_bytes<M: Module>(module: &M) -> Result<Vec<u8>, ModelError> {
+    let mut store = SafetensorsStore::from_bytes(None);
+    module
+        .save_into(&mut store)
+        .map_err(|e| ModelError::Weights(e.to_string()))?;
+    store
+        .get_bytes()
+        .map_err(|e| ModelError::Weights(e.to_string()))
+}
+
+/// Loads safetensors bytes into `module`, refusing missing or misshapen tensors.
+///
+/// # Errors
+/// [`ModelError::Weights`] naming what did not fit.
+pub fn load_weights<M: Module>(module: &mut M, bytes: Vec<u8>) -> Result<(), ModelError> {
+    let mut store = SafetensorsStore::from_bytes(Some(bytes));
+    let result = module
+        .load_from(&mut store)
+        .map_err(|e| ModelError::Weights(e.to_string()))?;
+    if !result.errors.is_empty() || !result.missing.is_empty() {
+        let mut why: Vec<String> = result.errors.iter().map(|e| format!("{e:?}")).collect();
+        why.extend(result.missing.iter().map(|(p, _)| format!("missing {p}")));
+        why.truncate(4);
+        return Err(ModelError::Weights(why.join("; ")));
+    }
+    Ok(())
+}
+
+/// Writes `weights` and its card (the card's `weights`, `sha256` and `bytes` are filled in),
+/// weights first, each atomically.
+///
+/// # Errors
+/// [`ModelError::Io`].
+pub fn write_model(path: &Path, weights: &[u8], mut card: Card) -> Result<Card, ModelError> {
+    card.format = CARD_FORMAT.into();
+    card.weights = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    card.sha256 = sha256_hex(weights);
+    card.bytes = weights.len() as u64;
+    write_atomic(path, weights)?;
+    let text = serde_json::to_string_pretty(&card).map_err(|e| ModelError::Card {
+        path: card_path(path),
+        why: e.to_string(),
+    })?;
+    write_atomic(&card_path(path), text.as_bytes())?;
+    Ok(card)
+}
+
+/// Reads a weights file and its card, checking the format and the sha256.
+///
+/// # Errors
+/// [`ModelError`] for unreadable files, a malformed card, or a checksum mismatch.
+pub fn read_model(path: &Path) -> Result<(Card, Vec<u8>), ModelError> {
+    let card_file = card_path(path);
+    let text = fs::read_to_string(&card_file).map_err(|source| ModelError::Io {
+        path: card_file.clone(),
+        source,
+    })?;
+    let card: Card = serde_json::from_str(&text).map_err(|e| ModelError::Card {
+        path: card_file.clone(),
+        why: e.to_string(),
+    })?;
+    if card.format != CARD_FORMAT {
+        return Err(ModelError::Card {
+            path: card_file,
+            why: format!("format {:?}, expected {CARD_FORMAT:?}", card.format),
+        });
+    }
+    let bytes = fs::read(path).map_err(io(path))?;
+    let found = sha256_hex(&bytes);
+    if found != card.sha256 {
+        return Err(ModelError::Checksum {
+            path: path.to_path_buf(),
+            expected: card.sha256,
+            found,
+        });
+    }
+    Ok((card, bytes))
+}
+
+fn check_card(card: &Card, algo: &str, game: &str, board_size: usize) -> Result<(), ModelError> {
+    if card.algo != algo {
+        return Err(ModelError::Mismatch(format!(
+            "this is a {} model, not {algo}",
+            card.algo
+        )));
+    }
+    if card.game != game || card.board_size != board_size {
+        return Err(ModelError::Mismatch(format!(
+            "this model plays {} ({}x{}), not {game}",
+            card.game, card.board_size, card.board_size
+        )));
+    }
+    Ok(())
+}
+
+/// Loads a DQN model for `game` (board side `board_size`) as an inference network.
+///
+/// # Errors
+/// [`ModelError`] for bad files or a model of another game.
+pub fn load_qnet(path: &Path, game: &str, board_size: usize) -> Result<(QNet, Card), ModelError> {
+    let (card, bytes) = read_model(path)?;
+    check_card(&card, "dqn", game, board_size)?;
+    let arch = card.arch.ok_or_else(|| ModelError::Card {
+        path: card_path(path),
+        why: "no arch".into(),
+    })?;
+    if let QNetArch::Resnet { blocks, channels } = arch {
+        if blocks > 64 || channels == 0 || channels > 1024 {
+            return Err(ModelError::Card {
+                path: card_path(path),
+                why: format!("implausible resnet {blocks}x{channels}"),
+            });
+        }
+    }
+    let device = Device::default();
+    let mut net = QNet::new(arch, board_size, &device);
+    load_weights(&mut net, bytes)?;
+    Ok((net.valid(), card))
+}
+
+/// Loads a Q-learning MLP for `game`.
+///
+/// # Errors
+/// [`ModelError`] for bad files or a model of another game.
+pub fn load_qmlp(
+    path: &Path,
+    game: &str,
+    board_size: usize,
+) -> Result<(QMlpNet, Card), ModelError> {
+    let (card, bytes) = read_model(path)?;
+    check_card(&card, "q-mlp", game, board_size)?;
+    let device = Device::default();
+    let mut net = QMlpNet::new(board_size * board_size, &device);
+    load_weights(&mut net, bytes)?;
+    Ok((net.valid(), card))
+}

@@ -1,0 +1,232 @@
+//! `stonelab train` for the neural agents, through the binary: the run folder, a resumed run
+//! that logs exactly what an uninterrupted one does, a run killed with SIGKILL that resumes,
+//! trained models used by spec, and clear errors.
+
+mod common;
+use common::stonelab;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn run_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A tiny DQN on 4x4 so the runs take seconds.
+fn tiny(algo: &str, out: &Path, episodes: &str) -> Vec<String> {
+    [
+        "train",
+        algo,
+        "--game",
+        "othello4",
+        "--episodes",
+        episodes,
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--quiet",
+        "--parallel",
+        "8",
+        "--warmup",
+        "40",
+        "--batch-size",
+        "16",
+        "--blocks",
+        "1",
+        "--channels",
+        "8",
+        "--eval-every",
+        "32",
+        "--eval-games",
+        "10",
+        "--checkpoint-every",
+        "32",
+        "--epsilon-decay",
+        "64",
+        "--threads",
+        "1",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .collect()
+}
+
+fn run(args: &[String]) -> (bool, String, String) {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    stonelab(&refs, "")
+}
+
+/// log.csv rows without the wall-clock column.
+fn log_rows(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("log.csv"))
+        .expect("log.csv")
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit_once(',').map_or(l, |(a, _)| a).to_string())
+        .collect()
+}
+
+#[test]
+fn a_dqn_run_writes_its_folder_and_resumes_like_an_uninterrupted_run() {
+    let a = run_dir("train-dqn-a");
+    let (ok, text, err) = run(&tiny("dqn", &a, "64"));
+    assert!(ok, "{err}");
+    assert!(text.contains("dqn on othello4: 64 episodes"), "{text}");
+    for file in [
+        "config.json",
+        "log.csv",
+        "eval.csv",
+        "plots/loss.png",
+        "plots/winrate.png",
+        "checkpoints/last.safetensors",
+        "checkpoints/last.json",
+        "checkpoints/ep-00000032/state.json",
+        "checkpoints/ep-00000064/optim.bpk",
+        "checkpoints/ep-00000064/replay.bin",
+    ] {
+        assert!(a.join(file).exists(), "{file} missing");
+    }
+    assert_eq!(log_rows(&a).len(), 64);
+    let eval = std::fs::read_to_string(a.join("eval.csv")).expect("eval");
+    let episodes: Vec<&str> = eval
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap_or(""))
+        .collect();
+    assert_eq!(episodes, ["0", "0", "32", "32", "64", "64"], "{eval}");
+    assert!(eval.contains(",dqn,random,10,") && eval.contains(",dqn,greedy,10,"));
+    let card: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(a.join("checkpoints/last.json")).expect("card"),
+    )
+    .expect("json");
+    let weights = std::fs::read(a.join("checkpoints/last.safetensors")).expect("weights");
+    assert_eq!(card["sha256"], learn::checkpoint::sha256_hex(&weights));
+    assert_eq!(card["episodes"], 64);
+    assert_eq!(card["arch"]["kind"], "resnet");
+    assert!(card["last_eval"]["dqn vs random"]["games"] == 10, "{card}");
+
+    // Continue to 96 episodes; an uninterrupted 96-episode run logs the same games.
+    let mut more = tiny("dqn", &a, "96");
+    more.push("--resume".into());
+    let (ok, _, err) = run(&more);
+    assert!(ok, "{err}");
+    let b = run_dir("train-dqn-b");
+    let (ok, _, err) = run(&tiny("dqn", &b, "96"));
+    assert!(ok, "{err}");
+    let (ra, rb) = (log_rows(&a), log_rows(&b));
+    assert_eq!(ra.len(), 96);
+    assert_eq!(ra, rb, "a resumed run must replay the uninterrupted one");
+
+    // The trained model plays by spec; a run is not overwritten by accident.
+    let spec = format!(
+        "dqn:model={}",
+        a.join("checkpoints/last.safetensors").display()
+    );
+    let (ok, text, err) = stonelab(
+        &[
+            "arena", "--game", "othello4", "--agents", &spec, "random", "--games", "4",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(text.contains("Standings"), "{text}");
+    let (ok, _, err) = run(&tiny("dqn", &a, "10"));
+    assert!(!ok && err.contains("--resume"), "{err}");
+    let mut other = tiny("q-mlp", &a, "10");
+    other.push("--resume".into());
+    let (ok, _, err) = run(&other);
+    assert!(!ok && err.contains("is a dqn run"), "{err}");
+    let mut nothing = tiny("dqn", &run_dir("train-dqn-none"), "10");
+    nothing.push("--resume".into());
+    let (ok, _, err) = run(&nothing);
+    assert!(!ok && err.contains("no config.json"), "{err}");
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_without_corrupt_files() {
+    let dir = run_dir("train-dqn-kill");
+    let mut args = tiny("dqn", &dir, "100000");
+    if let Some(i) = args.iter().position(|a| a == "--checkpoint-every") {
+        args[i + 1] = "8".into();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start");
+    // Kill it some time after its second checkpoint, probably in the middle of writing.
+    let start = Instant::now();
+    loop {
+        let count = std::fs::read_dir(dir.join("checkpoints"))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("ep-"))
+                    .count()
+            })
+            .unwrap_or(0);
+        if count >= 2 || start.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(150));
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let (ok, text, err) = {
+        let mut resume = tiny("dqn", &dir, "120");
+        resume.push("--resume".into());
+        run(&resume)
+    };
+    assert!(ok, "{err}");
+    assert!(text.contains("120 episodes"), "{text}");
+    let rows = log_rows(&dir);
+    let episodes: Vec<usize> = rows
+        .iter()
+        .map(|r| r.split(',').next().and_then(|e| e.parse().ok()).expect("episode"))
+        .collect();
+    assert_eq!(episodes, (1..=120).collect::<Vec<_>>(), "one row per episode, in order");
+    let spec = format!(
+        "dqn:model={}",
+        dir.join("checkpoints/last.safetensors").display()
+    );
+    let (ok, _, err) = stonelab(
+        &["arena", "--game", "othello4", "--agents", &spec, "random", "--games", "2"],
+        "",
+    );
+    assert!(ok, "{err}");
+}
+
+#[test]
+fn q_mlp_and_competitive_runs_produce_playable_models() {
+    let q = run_dir("train-qmlp");
+    let (ok, text, err) = run(&tiny("q-mlp", &q, "40"));
+    assert!(ok, "{err}");
+    assert!(text.contains("q-mlp on othello4: 40 episodes"), "{text}");
+    assert_eq!(log_rows(&q).len(), 40);
+    let c = run_dir("train-competitive");
+    let (ok, _, err) = run(&tiny("dqn-competitive", &c, "40"));
+    assert!(ok, "{err}");
+    let eval = std::fs::read_to_string(c.join("eval.csv")).expect("eval");
+    for who in ["black-dqn,random", "white-dqn,random", "black-dqn,greedy", "white-dqn,greedy"] {
+        assert!(eval.contains(who), "{who}: {eval}");
+    }
+    let specs = [
+        format!("q-mlp:model={}", q.join("checkpoints/last.safetensors").display()),
+        format!("dqn:model={}", c.join("checkpoints/black-last.safetensors").display()),
+        format!("dqn:model={}", c.join("checkpoints/white-last.safetensors").display()),
+    ];
+    let mut args = vec!["arena", "--game", "othello4", "--games", "2", "--agents"];
+    args.extend(specs.iter().map(String::as_str));
+    let (ok, _, err) = stonelab(&args, "");
+    assert!(ok, "{err}");
+    // A q-mlp file is not a DQN.
+    let wrong = format!("dqn:model={}", q.join("checkpoints/last.safetensors").display());
+    let (ok, _, err) = stonelab(
+        &["arena", "--game", "othello4", "--games", "2", "--agents", &wrong, "random"],
+        "",
+    );
+    assert!(!ok && err.contains("q-mlp model"), "{err}");
+}
