@@ -92,7 +92,11 @@ fn register_learned<const N: usize>(registry: &mut Registry<Othello<N>>) {
                     .into(),
             })
     }
-    fn bad(spec: &search::Spec, path: &std::path::Path, e: impl std::fmt::Display) -> search::SpecError {
+    fn bad(
+        spec: &search::Spec,
+        path: &std::path::Path,
+        e: impl std::fmt::Display,
+    ) -> search::SpecError {
         search::SpecError::BadValue {
             agent: spec.name.clone(),
             key: "model".into(),
@@ -112,7 +116,10 @@ fn register_learned<const N: usize>(registry: &mut Registry<Othello<N>>) {
             let path = model_path(spec)?;
             let (net, _) = learn::checkpoint::load_qnet(&path, &format!("othello{N}"), N)
                 .map_err(|e| bad(spec, &path, e))?;
-            Ok(Box::new(learn::DqnAgent::<Othello<N>>::new(net, spec.to_string())))
+            Ok(Box::new(learn::DqnAgent::<Othello<N>>::new(
+                net,
+                spec.to_string(),
+            )))
         }),
     );
     registry.register(
@@ -123,7 +130,10 @@ fn register_learned<const N: usize>(registry: &mut Registry<Othello<N>>) {
             let path = model_path(spec)?;
             let (net, _) = learn::checkpoint::load_qmlp(&path, &format!("othello{N}"), N)
                 .map_err(|e| bad(spec, &path, e))?;
-            Ok(Box::new(learn::QMlpAgent::<Othello<N>>::new(net, spec.to_string())))
+            Ok(Box::new(learn::QMlpAgent::<Othello<N>>::new(
+                net,
+                spec.to_string(),
+            )))
         }),
     );
 }

@@ -101,8 +101,7 @@ fn models(dir: &Path) -> Vec<String> {
         .filter_map(Result::ok)
         .filter_map(|e| {
             let path = e.path();
-            (path.extension()? == "safetensors")
-                .then(|| path.to_str().map(str::to_string))?
+            (path.extension()? == "safetensors").then(|| path.to_str().map(str::to_string))?
         })
         .collect();
     names.sort();

@@ -535,8 +535,7 @@ fn draw_plots(out: &Path, competitive: bool) -> Result<()> {
         let mut points = Vec::new();
         for chunk in log.chunks(50) {
             let values: Vec<f64> = chunk.iter().filter_map(|r| num(r, col)).collect();
-            if let (Some(last), false) = (chunk.last().and_then(|r| num(r, 0)), values.is_empty())
-            {
+            if let (Some(last), false) = (chunk.last().and_then(|r| num(r, 0)), values.is_empty()) {
                 points.push((last, values.iter().sum::<f64>() / values.len() as f64));
             }
         }
@@ -584,12 +583,13 @@ fn draw_plots(out: &Path, competitive: bool) -> Result<()> {
 }
 
 /// An evaluation opponent: its name and a maker of fresh ones by seed.
-type Opponent<'r, const N: usize> = (&'static str, Box<dyn Fn(u64) -> Box<dyn Agent<Othello<N>>> + 'r>);
+type Opponent<'r, const N: usize> = (
+    &'static str,
+    Box<dyn Fn(u64) -> Box<dyn Agent<Othello<N>>> + 'r>,
+);
 
 /// Evaluation opponents: `random` and `greedy` of the game's registry.
-fn opponents<const N: usize>(
-    registry: &Registry<Othello<N>>,
-) -> Result<Vec<Opponent<'_, N>>> {
+fn opponents<const N: usize>(registry: &Registry<Othello<N>>) -> Result<Vec<Opponent<'_, N>>> {
     let mut out: Vec<Opponent<'_, N>> = Vec::new();
     for name in ["random", "greedy"] {
         registry
@@ -616,7 +616,8 @@ trait Learner<const N: usize> {
     fn episode(&self) -> usize;
     /// Plays and learns up to `limit` games; returns log rows (starting with the episode) and
     /// per-game (won, loss) for the progress bar.
-    fn round(&mut self, limit: usize, started: Instant) -> Result<Vec<(String, bool, Option<f64>)>>;
+    fn round(&mut self, limit: usize, started: Instant)
+        -> Result<Vec<(String, bool, Option<f64>)>>;
     /// ε now.
     fn epsilon(&self) -> f64;
     /// Evaluates: (learner label, opponent, record).
@@ -628,8 +629,11 @@ trait Learner<const N: usize> {
     /// Writes the training state into `dir`.
     fn save_state(&self, dir: &Path) -> Result<()>;
     /// The public models: (file name, weights, card without sha).
-    fn models(&self, run: &RunConfig, last_eval: &serde_json::Value)
-        -> Result<Vec<(String, Vec<u8>, Card)>>;
+    fn models(
+        &self,
+        run: &RunConfig,
+        last_eval: &serde_json::Value,
+    ) -> Result<Vec<(String, Vec<u8>, Card)>>;
 }
 
 struct DqnRun<'r, const N: usize> {
@@ -647,7 +651,11 @@ impl<const N: usize> Learner<N> for DqnRun<'_, N> {
     fn epsilon(&self) -> f64 {
         self.trainer.learner.config.epsilon(self.trainer.episode)
     }
-    fn round(&mut self, limit: usize, started: Instant) -> Result<Vec<(String, bool, Option<f64>)>> {
+    fn round(
+        &mut self,
+        limit: usize,
+        started: Instant,
+    ) -> Result<Vec<(String, bool, Option<f64>)>> {
         let registry = self.registry;
         let spec = self.opponent.clone();
         let opponent = move |seed: u64| {
@@ -685,7 +693,12 @@ impl<const N: usize> Learner<N> for DqnRun<'_, N> {
     ) -> Result<Vec<(String, &'static str, Record)>> {
         let mut out = Vec::new();
         for (k, (name, make)) in opponents.iter().enumerate() {
-            let r = evaluate(&mut self.trainer.learner, make.as_ref(), games, 7_919 + k as u64)?;
+            let r = evaluate(
+                &mut self.trainer.learner,
+                make.as_ref(),
+                games,
+                7_919 + k as u64,
+            )?;
             out.push(("dqn".to_string(), *name, r));
         }
         Ok(out)
@@ -702,7 +715,13 @@ impl<const N: usize> Learner<N> for DqnRun<'_, N> {
         Ok(vec![(
             "last.safetensors".into(),
             weights_bytes(&l.inference_net())?,
-            dqn_card(run, &l.config, self.trainer.episode, l.grad_steps, last_eval.clone()),
+            dqn_card(
+                run,
+                &l.config,
+                self.trainer.episode,
+                l.grad_steps,
+                last_eval.clone(),
+            ),
         )])
     }
 }
@@ -759,7 +778,11 @@ impl<const N: usize> Learner<N> for CompetitiveRun<N> {
     fn epsilon(&self) -> f64 {
         self.trainer.black.config.epsilon(self.trainer.episode)
     }
-    fn round(&mut self, limit: usize, started: Instant) -> Result<Vec<(String, bool, Option<f64>)>> {
+    fn round(
+        &mut self,
+        limit: usize,
+        started: Instant,
+    ) -> Result<Vec<(String, bool, Option<f64>)>> {
         let stats = self.trainer.round(limit)?;
         let secs = started.elapsed().as_secs_f64();
         let f = |l: Option<f64>| l.map_or(String::new(), |l| format!("{l:.6}"));
@@ -799,7 +822,10 @@ impl<const N: usize> Learner<N> for CompetitiveRun<N> {
         Ok(out)
     }
     fn save_state(&self, dir: &Path) -> Result<()> {
-        for (name, learner) in [("black", &self.trainer.black), ("white", &self.trainer.white)] {
+        for (name, learner) in [
+            ("black", &self.trainer.black),
+            ("white", &self.trainer.white),
+        ] {
             let sub = dir.join(name);
             fs::create_dir_all(&sub)?;
             learner.save_state(&sub)?;
@@ -812,11 +838,20 @@ impl<const N: usize> Learner<N> for CompetitiveRun<N> {
         last_eval: &serde_json::Value,
     ) -> Result<Vec<(String, Vec<u8>, Card)>> {
         let mut out = Vec::new();
-        for (name, l) in [("black", &self.trainer.black), ("white", &self.trainer.white)] {
+        for (name, l) in [
+            ("black", &self.trainer.black),
+            ("white", &self.trainer.white),
+        ] {
             out.push((
                 format!("{name}-last.safetensors"),
                 weights_bytes(&l.inference_net())?,
-                dqn_card(run, &l.config, self.trainer.episode, l.grad_steps, last_eval.clone()),
+                dqn_card(
+                    run,
+                    &l.config,
+                    self.trainer.episode,
+                    l.grad_steps,
+                    last_eval.clone(),
+                ),
             ));
         }
         Ok(out)
@@ -835,7 +870,11 @@ impl<const N: usize> Learner<N> for QMlpRun<N> {
     fn epsilon(&self) -> f64 {
         learn::qmlp::epsilon(self.trainer.epochs_done())
     }
-    fn round(&mut self, _limit: usize, started: Instant) -> Result<Vec<(String, bool, Option<f64>)>> {
+    fn round(
+        &mut self,
+        _limit: usize,
+        started: Instant,
+    ) -> Result<Vec<(String, bool, Option<f64>)>> {
         let before = self.episode();
         let s = self.trainer.epoch();
         let secs = started.elapsed().as_secs_f64();
@@ -910,8 +949,9 @@ fn neural<const N: usize>(args: &TrainArgs, game: GameId) -> Result<()> {
                 args.out.display()
             )
         })?;
-        let mut run: RunConfig = serde_json::from_str(&text)
-            .with_context(|| format!("--resume: {}/config.json is malformed", args.out.display()))?;
+        let mut run: RunConfig = serde_json::from_str(&text).with_context(|| {
+            format!("--resume: {}/config.json is malformed", args.out.display())
+        })?;
         if run.algo != args.algo.name() || run.game != game.to_string() {
             bail!(
                 "--resume: {} is a {} run on {}, not {} on {game}",
@@ -947,7 +987,10 @@ fn neural<const N: usize>(args: &TrainArgs, game: GameId) -> Result<()> {
             episodes,
             eval_every: args.eval_every.unwrap_or((episodes / 20).max(1)).max(1),
             eval_games: args.eval_games.max(2),
-            checkpoint_every: args.checkpoint_every.unwrap_or((episodes / 10).max(1)).max(1),
+            checkpoint_every: args
+                .checkpoint_every
+                .unwrap_or((episodes / 10).max(1))
+                .max(1),
             opponent: args.opponent.clone(),
             dqn: (args.algo != Algo::QMlp).then_some(dqn),
             q_mlp: (args.algo == Algo::QMlp).then(|| QMlpSettings {
@@ -967,7 +1010,10 @@ fn neural<const N: usize>(args: &TrainArgs, game: GameId) -> Result<()> {
         truncate_csv(&args.out.join("log.csv"), *episode)?;
         truncate_csv(&args.out.join("eval.csv"), *episode)?;
     } else if args.resume {
-        eprintln!("no checkpoint in {} yet: starting the run over", args.out.display());
+        eprintln!(
+            "no checkpoint in {} yet: starting the run over",
+            args.out.display()
+        );
         for name in ["log.csv", "eval.csv"] {
             let _ = fs::remove_file(args.out.join(name));
         }
@@ -975,7 +1021,10 @@ fn neural<const N: usize>(args: &TrainArgs, game: GameId) -> Result<()> {
     let dir = resume_from.as_ref().map(|(_, d)| d.as_path());
     match args.algo {
         Algo::Dqn => {
-            let config = run.dqn.clone().ok_or_else(|| anyhow!("config.json has no dqn settings"))?;
+            let config = run
+                .dqn
+                .clone()
+                .ok_or_else(|| anyhow!("config.json has no dqn settings"))?;
             let trainer = match dir {
                 Some(d) => DqnTrainer {
                     learner: DqnLearner::load_state(config, d)?,
@@ -991,7 +1040,10 @@ fn neural<const N: usize>(args: &TrainArgs, game: GameId) -> Result<()> {
             drive::<N, _>(args, &run, learner, &registry)
         }
         Algo::DqnCompetitive => {
-            let config = run.dqn.clone().ok_or_else(|| anyhow!("config.json has no dqn settings"))?;
+            let config = run
+                .dqn
+                .clone()
+                .ok_or_else(|| anyhow!("config.json has no dqn settings"))?;
             let trainer = match dir {
                 Some(d) => {
                     let white = DqnConfig {
@@ -1073,7 +1125,10 @@ fn drive<const N: usize, L: Learner<N>>(
     let mut last_loss: Option<f64> = None;
     let mut last_eval = serde_json::Value::Null;
     let mut last_eval_line = String::new();
-    let do_eval = |learner: &mut L, episode: usize, eval: &mut BufWriter<File>| -> Result<(serde_json::Value, String)> {
+    let do_eval = |learner: &mut L,
+                   episode: usize,
+                   eval: &mut BufWriter<File>|
+     -> Result<(serde_json::Value, String)> {
         let results = learner.evaluate(&opponents, run.eval_games)?;
         let mut summary = serde_json::Map::new();
         let mut line = Vec::new();

@@ -185,15 +185,26 @@ fn a_run_killed_with_sigkill_resumes_without_corrupt_files() {
     let rows = log_rows(&dir);
     let episodes: Vec<usize> = rows
         .iter()
-        .map(|r| r.split(',').next().and_then(|e| e.parse().ok()).expect("episode"))
+        .map(|r| {
+            r.split(',')
+                .next()
+                .and_then(|e| e.parse().ok())
+                .expect("episode")
+        })
         .collect();
-    assert_eq!(episodes, (1..=120).collect::<Vec<_>>(), "one row per episode, in order");
+    assert_eq!(
+        episodes,
+        (1..=120).collect::<Vec<_>>(),
+        "one row per episode, in order"
+    );
     let spec = format!(
         "dqn:model={}",
         dir.join("checkpoints/last.safetensors").display()
     );
     let (ok, _, err) = stonelab(
-        &["arena", "--game", "othello4", "--agents", &spec, "random", "--games", "2"],
+        &[
+            "arena", "--game", "othello4", "--agents", &spec, "random", "--games", "2",
+        ],
         "",
     );
     assert!(ok, "{err}");
@@ -210,23 +221,76 @@ fn q_mlp_and_competitive_runs_produce_playable_models() {
     let (ok, _, err) = run(&tiny("dqn-competitive", &c, "40"));
     assert!(ok, "{err}");
     let eval = std::fs::read_to_string(c.join("eval.csv")).expect("eval");
-    for who in ["black-dqn,random", "white-dqn,random", "black-dqn,greedy", "white-dqn,greedy"] {
+    for who in [
+        "black-dqn,random",
+        "white-dqn,random",
+        "black-dqn,greedy",
+        "white-dqn,greedy",
+    ] {
         assert!(eval.contains(who), "{who}: {eval}");
     }
     let specs = [
-        format!("q-mlp:model={}", q.join("checkpoints/last.safetensors").display()),
-        format!("dqn:model={}", c.join("checkpoints/black-last.safetensors").display()),
-        format!("dqn:model={}", c.join("checkpoints/white-last.safetensors").display()),
+        format!(
+            "q-mlp:model={}",
+            q.join("checkpoints/last.safetensors").display()
+        ),
+        format!(
+            "dqn:model={}",
+            c.join("checkpoints/black-last.safetensors").display()
+        ),
+        format!(
+            "dqn:model={}",
+            c.join("checkpoints/white-last.safetensors").display()
+        ),
     ];
     let mut args = vec!["arena", "--game", "othello4", "--games", "2", "--agents"];
     args.extend(specs.iter().map(String::as_str));
     let (ok, _, err) = stonelab(&args, "");
     assert!(ok, "{err}");
     // A q-mlp file is not a DQN.
-    let wrong = format!("dqn:model={}", q.join("checkpoints/last.safetensors").display());
+    let wrong = format!(
+        "dqn:model={}",
+        q.join("checkpoints/last.safetensors").display()
+    );
     let (ok, _, err) = stonelab(
-        &["arena", "--game", "othello4", "--games", "2", "--agents", &wrong, "random"],
+        &[
+            "arena", "--game", "othello4", "--games", "2", "--agents", &wrong, "random",
+        ],
         "",
     );
     assert!(!ok && err.contains("q-mlp model"), "{err}");
+}
+
+#[test]
+fn the_bundled_8x8_dqn_loads_and_beats_random() {
+    let (ok, text, err) = stonelab(
+        &[
+            "arena",
+            "--game",
+            "othello8",
+            "--agents",
+            "dqn:model=models/othello8-dqn.safetensors",
+            "random",
+            "--games",
+            "40",
+            "--random-openings",
+            "0",
+            "--seed",
+            "5",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("1 ") || l.trim_start().starts_with("2 "))
+        .filter(|l| l.contains("dqn:model"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let wdl = line.split_whitespace().last().unwrap_or("");
+    let wins: u32 = wdl
+        .split('-')
+        .next()
+        .and_then(|w| w.parse().ok())
+        .expect("W-D-L");
+    assert!(wins >= 30, "{line}");
 }

@@ -37,7 +37,9 @@ fn run<const N: usize>(episodes: usize, arch: QNetArch) {
     let every = (episodes / 10).max(1);
     let _ = Arc::new(0);
     while trainer.episode < episodes {
-        let stats = trainer.round(&random, episodes - trainer.episode).expect("round");
+        let stats = trainer
+            .round(&random, episodes - trainer.episode)
+            .expect("round");
         for s in &stats {
             games += 1;
             if s.result > 0 {

@@ -6,8 +6,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use burn::module::Module;
-use burn::tensor::Device;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -68,7 +68,9 @@ pub enum ModelError {
         why: String,
     },
     /// The weights do not match the card's sha256 (a partial or changed file).
-    #[error("{path}: sha256 {found} does not match the card's {expected} (incomplete or changed file)")]
+    #[error(
+        "{path}: sha256 {found} does not match the card's {expected} (incomplete or changed file)"
+    )]
     Checksum {
         /// The weights.
         path: PathBuf,

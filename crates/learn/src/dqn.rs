@@ -140,7 +140,10 @@ impl DqnConfig {
         let checks: [(bool, &str); 9] = [
             (self.parallel >= 1, "parallel must be at least 1"),
             (self.batch_size >= 1, "batch size must be at least 1"),
-            (self.replay_capacity >= 1, "replay capacity must be at least 1"),
+            (
+                self.replay_capacity >= 1,
+                "replay capacity must be at least 1",
+            ),
             (self.train_every >= 1, "train-every must be at least 1"),
             (
                 (0.0..=1.0).contains(&self.gamma),
@@ -152,7 +155,8 @@ impl DqnConfig {
             ),
             (self.target_sync >= 1, "target sync must be at least 1"),
             (
-                (0.0..=1.0).contains(&self.epsilon_start) && (0.0..=1.0).contains(&self.epsilon_end),
+                (0.0..=1.0).contains(&self.epsilon_start)
+                    && (0.0..=1.0).contains(&self.epsilon_end),
                 "epsilon must be within [0, 1]",
             ),
             (
@@ -223,10 +227,7 @@ fn planes(boards: &[(&[i8], bool)], n: usize, device: &Device) -> Tensor<4> {
             data[base + 2 * points..base + 3 * points].fill(1.0);
         }
     }
-    Tensor::<4>::from_data(
-        TensorData::new(data, [boards.len(), PLANES, n, n]),
-        device,
-    )
+    Tensor::<4>::from_data(TensorData::new(data, [boards.len(), PLANES, n, n]), device)
 }
 
 /// Action values of a batch of boards under `net` (an inference copy): one row of `n·n` per
@@ -487,8 +488,7 @@ impl<G: EnvGame> DqnLearner<G> {
             }
         }
         // Targets from the target network: r + γ·max over the valid next actions.
-        let next_refs: Vec<(&[i8], bool)> =
-            nexts.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
+        let next_refs: Vec<(&[i8], bool)> = nexts.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
         let next_q = q_values(&self.target, &next_refs, n, &self.device);
         let mut targets = Vec::with_capacity(batch.len());
         for (k, t) in batch.iter().enumerate() {
@@ -517,17 +517,22 @@ impl<G: EnvGame> DqnLearner<G> {
             TensorData::new(onehot, [batch.len(), points]),
             &self.train_device,
         );
-        let target = Tensor::<1>::from_data(
-            TensorData::new(targets, [batch.len()]),
-            &self.train_device,
-        );
+        let target =
+            Tensor::<1>::from_data(TensorData::new(targets, [batch.len()]), &self.train_device);
         let predicted: Tensor<1> = (self.net.forward(input) * onehot).sum_dim(1).flatten(0, 1);
         let loss = (predicted - target).powi_scalar(2).mean();
         let loss_value = f64::from(loss.clone().into_scalar::<f32>());
         let grads = GradientsParams::from_grads(loss.backward(), &self.net);
         let net = std::mem::replace(
             &mut self.net,
-            QNet::new(QNetArch::Resnet { blocks: 0, channels: 1 }, 1, &self.train_device),
+            QNet::new(
+                QNetArch::Resnet {
+                    blocks: 0,
+                    channels: 1,
+                },
+                1,
+                &self.train_device,
+            ),
         );
         self.net = self.optim.step(self.config.learning_rate, net, grads);
         self.infer = None;
@@ -619,8 +624,7 @@ pub fn play_games<G: EnvGame, R: RngExt>(
     let points = G::BOARD_SIZE * G::BOARD_SIZE;
     loop {
         // Decisions wanted from each learner: (slot, board, black, valid points).
-        let mut wanted: Vec<Vec<Request>> =
-            (0..learners.len()).map(|_| Vec::new()).collect();
+        let mut wanted: Vec<Vec<Request>> = (0..learners.len()).map(|_| Vec::new()).collect();
         let mut actions: Vec<Option<usize>> = vec![None; slots.len()];
         let mut any = false;
         for (k, slot) in slots.iter_mut().enumerate() {
@@ -695,10 +699,7 @@ pub fn play_games<G: EnvGame, R: RngExt>(
         }
         for (k, slot) in slots.iter_mut().enumerate() {
             let Some(a) = actions[k] else { continue };
-            let step = slot
-                .env
-                .step(a)
-                .map_err(|e| DqnError::Env(e.to_string()))?;
+            let step = slot.env.step(a).map_err(|e| DqnError::Env(e.to_string()))?;
             for c in 0..2 {
                 slot.rewards[c] += step.rewards[c];
                 if let Some(p) = slot.pending[c].as_mut() {
@@ -794,8 +795,7 @@ impl Record {
     /// Score rate (wins + half the draws) / games.
     #[must_use]
     pub fn score(&self) -> f64 {
-        (f64::from(self.black[0] + self.white[0])
-            + 0.5 * f64::from(self.black[1] + self.white[1]))
+        (f64::from(self.black[0] + self.white[0]) + 0.5 * f64::from(self.black[1] + self.white[1]))
             / f64::from(self.games().max(1))
     }
 }
@@ -820,8 +820,14 @@ pub fn evaluate<G: EnvGame>(
         let mut seats = Vec::with_capacity(n);
         let mut colours = Vec::with_capacity(n);
         for g in done..done + n {
-            let me = if g % 2 == 0 { Color::Black } else { Color::White };
-            let opp = Seat::Fixed(opponent(seed.wrapping_mul(1_000_003).wrapping_add(g as u64)));
+            let me = if g % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let opp = Seat::Fixed(opponent(
+                seed.wrapping_mul(1_000_003).wrapping_add(g as u64),
+            ));
             seats.push(if me == Color::Black {
                 [Seat::Learner(0), opp]
             } else {
@@ -976,7 +982,14 @@ impl<G: EnvGame> DqnTrainer<G> {
             });
             colours.push(me);
         }
-        let ends = play_games(&mut [&mut self.learner], seats, epsilon, true, true, &mut rng)?;
+        let ends = play_games(
+            &mut [&mut self.learner],
+            seats,
+            epsilon,
+            true,
+            true,
+            &mut rng,
+        )?;
         let loss = self.learner.take_loss();
         let mut out = Vec::with_capacity(n);
         for (me, end) in colours.into_iter().zip(ends) {
@@ -1028,7 +1041,10 @@ impl<G: EnvGame> DqnLearner<G> {
             .get_bytes()
             .map_err(|e| ModelError::Weights(e.to_string()))?;
         write_atomic(&dir.join(state_files::NET), &net)?;
-        write_atomic(&dir.join(state_files::TARGET), &weights_bytes(&self.target)?)?;
+        write_atomic(
+            &dir.join(state_files::TARGET),
+            &weights_bytes(&self.target)?,
+        )?;
         let optim = self
             .optim
             .into_bytes()
@@ -1069,7 +1085,9 @@ impl<G: EnvGame> DqnLearner<G> {
         };
         let train_device = Device::default().autodiff();
         let mut net = QNet::new(config.arch, G::BOARD_SIZE, &train_device);
-        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(read(state_files::NET)?)));
+        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(read(
+            state_files::NET,
+        )?)));
         let applied = net
             .load_from(&mut store)
             .map_err(|e| ModelError::Weights(e.to_string()))?;
@@ -1102,7 +1120,9 @@ impl<G: EnvGame> DqnLearner<G> {
             .map(u64::from_le_bytes)
             .ok_or_else(|| ModelError::Weights("visits file is empty".into()))?;
         if visit_bytes.len() as u64 != 8 + count.saturating_mul(12) {
-            return Err(ModelError::Weights("visits file has the wrong length".into()));
+            return Err(ModelError::Weights(
+                "visits file has the wrong length".into(),
+            ));
         }
         for chunk in visit_bytes[8..].chunks_exact(12) {
             let mut k = [0u8; 8];
@@ -1113,10 +1133,9 @@ impl<G: EnvGame> DqnLearner<G> {
         }
         let counters: serde_json::Value = serde_json::from_slice(&read(state_files::COUNTERS)?)
             .map_err(|e| ModelError::Weights(format!("{}: {e}", state_files::COUNTERS)))?;
-        let (Some(grad_steps), Some(fresh)) = (
-            counters["grad_steps"].as_u64(),
-            counters["fresh"].as_u64(),
-        ) else {
+        let (Some(grad_steps), Some(fresh)) =
+            (counters["grad_steps"].as_u64(), counters["fresh"].as_u64())
+        else {
             return Err(ModelError::Weights(format!(
                 "{}: missing counters",
                 state_files::COUNTERS
@@ -1227,7 +1246,11 @@ pub fn evaluate_agent<G: EnvGame>(
 ) -> Result<Record, DqnError> {
     let mut record = Record::default();
     for g in 0..games {
-        let me = if g % 2 == 0 { Color::Black } else { Color::White };
+        let me = if g % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
         let mut other = opponent(seed.wrapping_mul(1_000_003).wrapping_add(g as u64));
         agent.new_game();
         other.new_game();

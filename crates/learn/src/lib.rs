@@ -12,9 +12,8 @@ pub mod resnet;
 pub mod speed;
 
 pub use dqn::{
-    evaluate, play_games, Behaviour, CompetitiveStats, CompetitiveTrainer, DqnAgent,
-    evaluate_agent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
-    EpisodeStats, Record, Rewards, Seat,
+    evaluate, evaluate_agent, play_games, Behaviour, CompetitiveStats, CompetitiveTrainer,
+    DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer, EpisodeStats, Record, Rewards, Seat,
 };
 pub use qmlp::{QMlpAgent, QMlpConfig, QMlpNet, QMlpTrainer};
 pub use qtable::{QTable, QTableConfig, QTableProgress};

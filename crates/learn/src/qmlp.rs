@@ -378,15 +378,17 @@ impl<G: EnvGame> QMlpTrainer<G> {
             std::fs::read(&path).map_err(|source| ModelError::Io { path, source })
         };
         let mut trainer = Self::new(config);
-        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(
-            read("online.bpk")?,
-        )));
+        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(read(
+            "online.bpk",
+        )?)));
         let applied = trainer
             .net
             .load_from(&mut store)
             .map_err(|e| ModelError::Weights(e.to_string()))?;
         if !applied.errors.is_empty() || !applied.missing.is_empty() {
-            return Err(ModelError::Weights("online.bpk does not fit the network".into()));
+            return Err(ModelError::Weights(
+                "online.bpk does not fit the network".into(),
+            ));
         }
         let optim_bytes = read("optim.bpk")?;
         trainer.optim = std::panic::catch_unwind(|| {

@@ -127,8 +127,7 @@ impl ReplayBuffer {
         let capacity = r.u64()? as usize;
         let head = r.u64()? as usize;
         let len = r.u64()? as usize;
-        if capacity == 0 || len > capacity || head >= capacity.max(1) || capacity > 100_000_000
-        {
+        if capacity == 0 || len > capacity || head >= capacity.max(1) || capacity > 100_000_000 {
             return Err(ReplayError::Corrupt(format!(
                 "capacity {capacity}, head {head}, length {len}"
             )));

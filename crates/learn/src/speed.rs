@@ -78,7 +78,9 @@ pub fn measure(
         let x = input(batch, n, &train);
         let target = Tensor::<2>::zeros([batch, n * n], &train);
         let mut step = |net: QNet| -> QNet {
-            let loss = (net.forward(x.clone()) - target.clone()).powi_scalar(2).mean();
+            let loss = (net.forward(x.clone()) - target.clone())
+                .powi_scalar(2)
+                .mean();
             let grads = GradientsParams::from_grads(loss.backward(), &net);
             optim.step(1e-4, net, grads)
         };

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use game::Game;
 use learn::checkpoint::{load_qnet, read_model, weights_bytes, write_model, Card, ModelError};
 use learn::{
     evaluate, Behaviour, DqnAgent, DqnConfig, DqnLearner, DqnTrainer, QNetArch, ReplayBuffer,
@@ -10,10 +11,9 @@ use learn::{
 };
 use othello::{Othello4, Othello6};
 use search::{Agent, Budget, RandomAgent};
-use game::Game;
 
-/// Network initialisation draws from the device's generator: tests that compare seeded runs
-/// must not interleave with other tests' initialisation.
+/// Network initialisation draws from the device's global generator: every test that makes a
+/// network holds this lock, so seeded runs never interleave with another test's initialisation.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The network's values on the positions of a fixed random game (safetensors bytes are not
@@ -95,7 +95,9 @@ fn replay_buffers_round_trip_and_refuse_garbage() {
 
 #[test]
 fn the_same_seed_trains_the_same_network() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let run = || {
         let mut t = DqnTrainer::<Othello4>::new(small(5, Behaviour::Epsilon)).expect("config");
         train(&mut t, 60);
@@ -106,7 +108,9 @@ fn the_same_seed_trains_the_same_network() {
 
 #[test]
 fn a_resumed_run_continues_like_an_uninterrupted_one() {
-    let _serial = SERIAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for behaviour in [Behaviour::Epsilon, Behaviour::Uct] {
         let dir = tmp(&format!("resume-{behaviour:?}"));
         let config = small(9, behaviour);
@@ -154,6 +158,9 @@ fn card(game: &str, size: usize, arch: QNetArch) -> Card {
 
 #[test]
 fn model_files_load_as_agents_and_bad_files_are_refused() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tmp("model");
     let config = small(2, Behaviour::Epsilon);
     let learner = DqnLearner::<Othello6>::new(config.clone()).expect("config");
@@ -172,12 +179,18 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     let d = copy.select(&pos, &Budget::default()).expect("move");
     assert!(pos.is_legal(d.mv));
     // Wrong game, changed weights, broken card, missing file: clear errors.
-    assert!(matches!(load_qnet(&path, "othello8", 8), Err(ModelError::Mismatch(_))));
+    assert!(matches!(
+        load_qnet(&path, "othello8", 8),
+        Err(ModelError::Mismatch(_))
+    ));
     let mut changed = bytes.clone();
     let last = changed.len() - 1;
     changed[last] ^= 1;
     std::fs::write(&path, &changed).expect("write");
-    assert!(matches!(read_model(&path), Err(ModelError::Checksum { .. })));
+    assert!(matches!(
+        read_model(&path),
+        Err(ModelError::Checksum { .. })
+    ));
     std::fs::write(dir.join("m.json"), "{ not json").expect("write");
     assert!(matches!(read_model(&path), Err(ModelError::Card { .. })));
     assert!(matches!(
@@ -192,14 +205,24 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     };
     let wide_net = learn::QNet::new(wide, 6, &burn::tensor::Device::default());
     let _ = other;
-    write_model(&path, &weights_bytes(&wide_net).expect("b"), card("othello6", 6, config.arch))
-        .expect("write");
-    assert!(matches!(load_qnet(&path, "othello6", 6), Err(ModelError::Weights(_))));
+    write_model(
+        &path,
+        &weights_bytes(&wide_net).expect("b"),
+        card("othello6", 6, config.arch),
+    )
+    .expect("write");
+    assert!(matches!(
+        load_qnet(&path, "othello6", 6),
+        Err(ModelError::Weights(_))
+    ));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn dqn_learns_to_beat_random_on_4x4() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let config = DqnConfig {
         arch: QNetArch::Resnet {
             blocks: 1,
@@ -227,6 +250,9 @@ fn dqn_learns_to_beat_random_on_4x4() {
 
 #[test]
 fn both_networks_give_one_value_per_point_on_every_board() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     use burn::tensor::{Device, Tensor};
     let device = Device::default();
     for arch in [QNetArch::SeedResnet, QNetArch::DEFAULT] {
@@ -240,6 +266,9 @@ fn both_networks_give_one_value_per_point_on_every_board() {
 
 #[test]
 fn every_behaviour_plays_only_valid_moves() {
+    let _serial = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // The environment refuses invalid actions with an error, so whole training rounds under
     // each behaviour prove their choices valid; greedy evaluation likewise.
     for behaviour in [Behaviour::Greedy, Behaviour::Epsilon, Behaviour::Uct] {
