@@ -1,7 +1,6 @@
 //! Trains the default DQN against `random` and prints the greedy win rate as it goes:
 //! `cargo run --release -p stonelab-learn --example dqn_curve -- [6|8] [episodes] [blocks] [channels]`.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use learn::{evaluate, DqnConfig, DqnTrainer, QNetArch};
@@ -35,7 +34,6 @@ fn run<const N: usize>(episodes: usize, arch: QNetArch) {
     let mut wins = 0;
     let mut games = 0;
     let every = (episodes / 10).max(1);
-    let _ = Arc::new(0);
     while trainer.episode < episodes {
         let stats = trainer
             .round(&random, episodes - trainer.episode)

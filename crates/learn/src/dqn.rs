@@ -243,7 +243,7 @@ pub fn q_values(net: &QNet, boards: &[(&[i8], bool)], n: usize, device: &Device)
 }
 
 /// The best of `valid` by `q` (the lowest index among ties).
-fn best(q: &[f32], valid: &[usize]) -> Option<usize> {
+pub(crate) fn best(q: &[f32], valid: &[usize]) -> Option<usize> {
     valid.iter().copied().max_by(|&a, &b| {
         q.get(a)
             .unwrap_or(&f32::NEG_INFINITY)
@@ -338,9 +338,6 @@ impl<G: EnvGame> DqnLearner<G> {
     }
 
     fn infer(&mut self) -> &QNet {
-        if self.infer.is_none() {
-            self.infer = Some(self.net.valid());
-        }
         self.infer.get_or_insert_with(|| self.net.valid())
     }
 

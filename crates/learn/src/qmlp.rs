@@ -453,15 +453,7 @@ impl<G: EnvGame> Agent<G> for QMlpAgent<G> {
             .into_data()
             .try_to_vec::<f32>()
             .unwrap_or_default();
-        let a = legal_points(pos)
-            .into_iter()
-            .max_by(|&a, &b| {
-                q.get(a)
-                    .unwrap_or(&0.0)
-                    .total_cmp(q.get(b).unwrap_or(&0.0))
-                    .then(b.cmp(&a))
-            })
-            .ok_or(AgentError::GameOver)?;
+        let a = crate::dqn::best(&q, &legal_points(pos)).ok_or(AgentError::GameOver)?;
         let mv = G::action_move(a).ok_or_else(|| AgentError::Failed("no move".into()))?;
         Ok(Decision::just(mv))
     }

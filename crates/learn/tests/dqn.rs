@@ -198,13 +198,11 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
         Err(ModelError::Io { .. })
     ));
     // Weights of another shape under a matching card.
-    let other = DqnLearner::<Othello6>::new(small(2, Behaviour::Greedy)).expect("config");
     let wide = QNetArch::Resnet {
         blocks: 1,
         channels: 16,
     };
     let wide_net = learn::QNet::new(wide, 6, &burn::tensor::Device::default());
-    let _ = other;
     write_model(
         &path,
         &weights_bytes(&wide_net).expect("b"),
