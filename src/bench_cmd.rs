@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
-use othello_engine::obf::ffo_suite;
 use othello_engine::Solver;
 
 use crate::solve_cmd::rate;
@@ -44,7 +43,8 @@ enum BenchKind {
     },
     /// Q-network speed on 8x8: inference positions/s and training steps/s (forward, backward,
     /// Adam) at batch 1/32/256 on 1 and 2 threads, for the default DQN network and the 6-block
-    /// 64-channel reference size.
+    /// 64-channel reference size; and positions/s through the multi-game driver with 1, 16 and
+    /// 64 concurrent games (a greedy learner against random).
     Dqn {
         /// Seconds of each measurement.
         #[arg(long, default_value_t = 2.0)]
@@ -78,53 +78,32 @@ fn parse_range(text: &str) -> Result<(usize, usize)> {
 
 fn endgame(range: &str, table_bits: u32) -> Result<()> {
     let (first, last) = parse_range(range)?;
-    let suite = ffo_suite();
-    let mut solver = Solver::<8>::new(table_bits);
-    let (mut nodes, mut time, mut wrong) = (0u64, Duration::ZERO, 0);
-    // FNV-1a over the node counts: a fingerprint of the search's exact behaviour.
-    let mut checksum: u64 = 0xcbf2_9ce4_8422_2325;
     println!("FFO endgame benchmark #{first}-#{last}, one thread, table 2^{table_bits}, each solved from a cleared table");
     println!(
         "{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}",
         "#", "empties", "score", "move", "nodes", "seconds", "nodes/s"
     );
-    for number in first..=last {
-        let problem = &suite[number - 1];
-        solver.clear();
-        let s = solver.solve(&problem.pos);
-        let expected = problem.best_score();
-        let best_ok = s.best.is_some_and(|mv| {
-            problem
-                .scores
-                .iter()
-                .any(|&(m, sc)| m == mv && Some(sc) == expected)
-        });
-        let ok = expected == Some(s.score) && best_ok;
-        if !ok {
-            wrong += 1;
-        }
+    let report = othello_engine::bench::endgame(first..=last, table_bits, |row| {
         println!(
-            "{number:>4} {:>7} {:>+6} {:>5} {:>14} {:>9.3} {:>10}{}",
-            problem.pos.empty().count_ones(),
-            s.score,
-            s.best.map(|m| m.to_string()).unwrap_or_default(),
-            s.nodes,
-            s.elapsed.as_secs_f64(),
-            rate(s.nodes, s.elapsed),
-            if ok { "" } else { "  WRONG" }
+            "{:>4} {:>7} {:>+6} {:>5} {:>14} {:>9.3} {:>10}{}",
+            row.number,
+            row.empties,
+            row.score,
+            row.best.map(|m| m.to_string()).unwrap_or_default(),
+            row.nodes,
+            row.elapsed.as_secs_f64(),
+            rate(row.nodes, row.elapsed),
+            if row.correct { "" } else { "  WRONG" }
         );
-        nodes += s.nodes;
-        time += s.elapsed;
-        for byte in s.nodes.to_le_bytes() {
-            checksum = (checksum ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    });
     println!(
-        "total: {nodes} nodes, {:.3} s, {} nodes/s",
-        time.as_secs_f64(),
-        rate(nodes, time)
+        "total: {} nodes, {:.3} s, {} nodes/s",
+        report.nodes,
+        report.elapsed.as_secs_f64(),
+        rate(report.nodes, report.elapsed)
     );
-    println!("node checksum: {checksum:016x}");
+    println!("node checksum: {}", report.checksum);
+    let wrong = report.wrong();
     if wrong > 0 {
         bail!("{wrong} position(s) solved wrongly");
     }
@@ -150,87 +129,54 @@ fn othello6(table_bits: u32) -> Result<()> {
     Ok(())
 }
 
-/// The Gomoku benchmark positions: rule, board side, moves from the empty board (taken from
-/// engine games on random openings, before either side had a forced win).
-const GOMOKU_POSITIONS: [(gomoku::Rule, usize, &str); 6] = [
-    (gomoku::Rule::Freestyle, 15, "j8 e9 k7 i9 k9 i7 k8 k6 j7 j6"),
-    (
-        gomoku::Rule::Freestyle,
-        15,
-        "j8 e9 k7 f8 g7 e8 i9 h10 l6 m5 h8 j10",
-    ),
-    (gomoku::Rule::Freestyle, 19, "l13 h13 m13 n13 l12 l10"),
-    (
-        gomoku::Rule::Freestyle,
-        19,
-        "l13 h13 e10 g13 f13 g14 g12 e14 e15 h14",
-    ),
-    (
-        gomoku::Rule::Renju,
-        15,
-        "j10 j6 g5 j7 j5 f5 g7 g6 h7 i6 h6 h5",
-    ),
-    (
-        gomoku::Rule::Standard,
-        15,
-        "e8 k9 j9 j8 g6 l10 i7 m11 n12 f7",
-    ),
-];
-
 fn gomoku_bench(depth: u32) -> Result<()> {
+    use gomoku_engine::bench;
     if !(1..=20).contains(&depth) {
         bail!("--depth must be between 1 and 20");
     }
     println!(
         "Gomoku engine benchmark: {} positions, depth {depth}, one thread, fresh table each",
-        GOMOKU_POSITIONS.len()
+        bench::POSITIONS.len()
     );
     println!(
         "{:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9} {:>10}",
         "#", "rule", "size", "stones", "move", "score", "nodes", "seconds", "nodes/s"
     );
-    let (mut nodes, mut time) = (0u64, Duration::ZERO);
-    let mut checksum: u64 = 0xcbf2_9ce4_8422_2325;
-    for (k, (rule, size, moves)) in GOMOKU_POSITIONS.iter().enumerate() {
-        let mut board = gomoku::Board::new(*size, *rule)?;
-        for text in moves.split_whitespace() {
-            board.play(text.parse()?)?;
-        }
-        let mut engine = gomoku_engine::GomokuEngine::new(gomoku_engine::EngineConfig {
-            time: None,
-            ..gomoku_engine::EngineConfig::default()
-        });
-        let started = std::time::Instant::now();
-        let Some(d) = engine.think(&board, &search::Budget::depth(depth)) else {
-            bail!("benchmark position {} is already over", k + 1);
-        };
-        let elapsed = started.elapsed();
+    let mut k = 0;
+    let report = bench::run(depth, |row| {
+        k += 1;
         println!(
-            "{:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9.3} {:>10}",
-            k + 1,
-            rule.name(),
-            size,
-            board.stone_count(),
-            d.mv.to_string(),
-            d.score.unwrap_or(0),
-            d.nodes,
-            elapsed.as_secs_f64(),
-            rate(d.nodes, elapsed)
+            "{k:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9.3} {:>10}",
+            row.rule.name(),
+            row.size,
+            row.stones,
+            row.mv.to_string(),
+            row.score.unwrap_or(0),
+            row.nodes,
+            row.elapsed.as_secs_f64(),
+            rate(row.nodes, row.elapsed)
         );
-        nodes += d.nodes;
-        time += elapsed;
-        let mv = d.mv.to_string();
-        for byte in d.nodes.to_le_bytes().iter().chain(mv.as_bytes()) {
-            checksum = (checksum ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
+    })?;
+    let nodes: u64 = report.rows.iter().map(|r| r.nodes).sum();
+    let time: Duration = report.rows.iter().map(|r| r.elapsed).sum();
     println!(
         "total: {nodes} nodes, {:.3} s, {} nodes/s",
         time.as_secs_f64(),
         rate(nodes, time)
     );
-    println!("node checksum: {checksum:016x}");
+    println!("node checksum: {}", report.checksum);
     Ok(())
+}
+
+fn measure_driver<G: game::Game>(
+    arch: learn::QNetArch,
+    games: usize,
+    threads: usize,
+    time: Duration,
+) -> Result<f64> {
+    Ok(learn::speed::driver_positions_per_s::<G>(
+        arch, games, threads, time,
+    )?)
 }
 
 fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
@@ -263,6 +209,23 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
     );
     for (arch, label) in archs {
         for threads in [1, 2] {
+            let figures: Vec<String> = [1, 16, 64]
+                .iter()
+                .map(|&games| {
+                    let rate = match size {
+                        4 => measure_driver::<othello::Othello4>(arch, games, threads, time),
+                        6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
+                        _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
+                    }?;
+                    Ok(format!("{games} games {rate:.0}"))
+                })
+                .collect::<Result<_>>()?;
+            println!(
+                "{:<14} {:<15} {threads:>7} driver (greedy vs random), positions/s: {}",
+                arch.label(),
+                label,
+                figures.join(", ")
+            );
             for batch in [1, 32, 256] {
                 let s = measure(arch, size, batch, threads, time)?;
                 println!(

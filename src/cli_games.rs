@@ -80,7 +80,7 @@ impl<const N: usize> CliGame for Othello<N> {
         text
     }
 
-    fn counts(&self) -> String {
+    fn status_line(&self) -> String {
         format!(
             "black (X) {}  white (O) {}",
             self.count(Color::Black),
@@ -118,14 +118,6 @@ impl<const N: usize> CliGame for Othello<N> {
 
     fn transcript(moves: &[Move]) -> String {
         othello::transcript(moves)
-    }
-
-    fn must_pass(&self) -> bool {
-        Othello::must_pass(self)
-    }
-
-    fn is_pass(mv: Move) -> bool {
-        mv == Move::Pass
     }
 
     fn example_move() -> &'static str {
@@ -192,7 +184,7 @@ impl<V: Variant> CliGame for Gomoku<V> {
         text
     }
 
-    fn counts(&self) -> String {
+    fn status_line(&self) -> String {
         let board = self.board();
         format!(
             "{} {}x{}, {} stones{}",

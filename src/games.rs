@@ -93,7 +93,7 @@ pub trait CliGame: Game {
     fn render(&self, last: Option<Self::Move>, color: bool) -> String;
 
     /// A status line under the board (stone counts).
-    fn counts(&self) -> String;
+    fn status_line(&self) -> String;
 
     /// The final result in words.
     fn result_text(&self) -> String;
@@ -105,16 +105,6 @@ pub trait CliGame: Game {
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(" ")
-    }
-
-    /// Whether the side to move must pass (games with passes).
-    fn must_pass(&self) -> bool {
-        false
-    }
-
-    /// Whether `mv` is a pass.
-    fn is_pass(_mv: Self::Move) -> bool {
-        false
     }
 
     /// Whether to list every legal move in the prompt (few moves) or only say how many.

@@ -1,5 +1,6 @@
 //! `stonelab`: the command-line entry point (the browser app by default; terminal play, perft,
 //! solving, benchmarks, the arena and the engine protocols).
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 

@@ -216,7 +216,7 @@ impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {
                 self.record(&mut positions, &mut moves, mv, next);
                 continue;
             }
-            if pos.must_pass() {
+            if pos.forced_pass().is_some() {
                 writeln!(self.out, "{side} has no legal move: type pass.")?;
             }
             write!(
@@ -270,7 +270,7 @@ impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {
                         show = false;
                     }
                 }
-                Some(Command::Play(mv)) if G::is_pass(mv) && !pos.must_pass() => {
+                Some(Command::Play(mv)) if G::is_pass(mv) && pos.forced_pass().is_none() => {
                     writeln!(
                         self.out,
                         "You cannot pass: a pass is only allowed with no other move. Legal \
@@ -346,7 +346,7 @@ impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {
     }
 
     fn board(&mut self, pos: &G, last: Option<G::Move>) -> io::Result<()> {
-        let mut text = format!("\n{}\n{}", pos.render(last, self.color), pos.counts());
+        let mut text = format!("\n{}\n{}", pos.render(last, self.color), pos.status_line());
         if !pos.is_over() {
             let side = pos.side_to_move();
             text.push_str(&format!(

@@ -28,6 +28,7 @@
 //! # Ok::<(), arena::ArenaError>(())
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod duel;
 pub mod elo;

@@ -1,9 +1,7 @@
 //! [`Env`]: reset, step, rewards, passes, invalid actions, and the two modes.
 
-use game::Color;
+use game::{Color, Game};
 use search::{Agent, Budget};
-
-use crate::games::EnvGame;
 
 /// How rewards are computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -112,8 +110,50 @@ pub enum EnvError {
     Opponent(String),
 }
 
+/// The rewards `[black, white]` of one move from `before` to `after` under `scheme`: the
+/// mover's gain in stones minus the other side's change (zero-sum, scaled by the scheme), plus
+/// the end bonus when `after` is finished. The same function drives [`Env::step`] and the
+/// learners that play on the multi-game driver.
+#[must_use]
+pub fn move_rewards<G: Game>(
+    before: &G,
+    _mv: G::Move,
+    after: &G,
+    scheme: RewardScheme,
+) -> [f32; 2] {
+    let mover = before.side_to_move();
+    let (b0, w0) = before.counts();
+    let (b1, w1) = after.counts();
+    let (mine_before, theirs_before, mine_after, theirs_after) = match mover {
+        Color::Black => (b0, w0, b1, w1),
+        Color::White => (w0, b0, w1, b1),
+    };
+    let gain = i64::from(mine_after) - i64::from(mine_before);
+    let change = i64::from(theirs_after) - i64::from(theirs_before);
+    let shaped = (gain - change) as f32;
+    let scale = match scheme {
+        RewardScheme::Seed => 1.0,
+        RewardScheme::Scaled => 0.01,
+        RewardScheme::Terminal => 0.0,
+    };
+    let mut rewards = [0.0f32; 2];
+    rewards[mover.index()] += shaped * scale;
+    rewards[mover.opponent().index()] -= shaped * scale;
+    if let Some(outcome) = after.outcome() {
+        let end = match scheme {
+            RewardScheme::Seed => 100.0,
+            RewardScheme::Scaled | RewardScheme::Terminal => 1.0,
+        };
+        if let Some(winner) = outcome.winner() {
+            rewards[winner.index()] += end;
+            rewards[winner.opponent().index()] -= end;
+        }
+    }
+    rewards
+}
+
 /// A Gym-style environment over game `G`.
-pub struct Env<G: EnvGame> {
+pub struct Env<G: Game> {
     config: EnvConfig,
     pos: G,
     steps: usize,
@@ -122,7 +162,7 @@ pub struct Env<G: EnvGame> {
     opponent: Option<(Box<dyn Agent<G>>, Color)>,
 }
 
-impl<G: EnvGame> Env<G> {
+impl<G: Game> Env<G> {
     /// A two-player environment: every step is a move of the side to move.
     #[must_use]
     pub fn new(config: EnvConfig) -> Self {
@@ -241,34 +281,11 @@ impl<G: EnvGame> Env<G> {
 
     /// Plays `mv` and adds its rewards.
     fn apply(&mut self, mv: G::Move, rewards: &mut [f32; 2]) {
-        let mover = self.pos.side_to_move();
-        let before = self.pos.counts();
-        self.pos = self.pos.play_unchecked(mv);
-        let after = self.pos.counts();
-        let (mine_before, theirs_before, mine_after, theirs_after) = match mover {
-            Color::Black => (before.0, before.1, after.0, after.1),
-            Color::White => (before.1, before.0, after.1, after.0),
-        };
-        let gain = i64::from(mine_after) - i64::from(mine_before);
-        let change = i64::from(theirs_after) - i64::from(theirs_before);
-        let shaped = (gain - change) as f32;
-        let scale = match self.config.rewards {
-            RewardScheme::Seed => 1.0,
-            RewardScheme::Scaled => 0.01,
-            RewardScheme::Terminal => 0.0,
-        };
-        rewards[mover.index()] += shaped * scale;
-        rewards[mover.opponent().index()] -= shaped * scale;
-        if let Some(outcome) = self.pos.outcome() {
-            let end = match self.config.rewards {
-                RewardScheme::Seed => 100.0,
-                RewardScheme::Scaled | RewardScheme::Terminal => 1.0,
-            };
-            if let Some(winner) = outcome.winner() {
-                rewards[winner.index()] += end;
-                rewards[winner.opponent().index()] -= end;
-            }
-        }
+        let after = self.pos.play_unchecked(mv);
+        let before = std::mem::replace(&mut self.pos, after);
+        let r = move_rewards(&before, mv, &self.pos, self.config.rewards);
+        rewards[0] += r[0];
+        rewards[1] += r[1];
         for (opponent, _) in self.opponent.iter_mut() {
             opponent.observe(mv, &self.pos);
         }

@@ -20,11 +20,10 @@
 //! # Ok::<(), env::EnvError>(())
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod environment;
-mod games;
 
 pub use environment::{
-    Env, EnvConfig, EnvError, Info, InvalidAction, Observation, RewardScheme, Step,
+    move_rewards, Env, EnvConfig, EnvError, Info, InvalidAction, Observation, RewardScheme, Step,
 };
-pub use games::EnvGame;

@@ -218,6 +218,7 @@ pub fn check_position<G: Game>(pos: &G, symmetries: bool) -> Result<(), String> 
     if G::action_move(G::NUM_ACTIONS).is_some() {
         return Err("action_move(NUM_ACTIONS) should be None".into());
     }
+    check_board_facts(pos, &legal)?;
 
     // String round-trip.
     let text = pos.to_string();
@@ -240,6 +241,53 @@ pub fn check_position<G: Game>(pos: &G, symmetries: bool) -> Result<(), String> 
     }
     if *pos != before {
         return Err("checking a position changed it".into());
+    }
+    Ok(())
+}
+
+/// Stones, counts and passes agree with each other and with the legal moves.
+fn check_board_facts<G: Game>(pos: &G, legal: &[G::Move]) -> Result<(), String> {
+    let points = G::BOARD_SIZE * G::BOARD_SIZE;
+    let (mut black, mut white) = (0, 0);
+    for index in 0..points {
+        match pos.stone_at(index) {
+            Some(Color::Black) => black += 1,
+            Some(Color::White) => white += 1,
+            None => {}
+        }
+    }
+    if pos.stone_at(points).is_some() {
+        return Err(format!(
+            "stone_at({points}) is off the board but holds a stone"
+        ));
+    }
+    if pos.counts() != (black, white) {
+        return Err(format!(
+            "counts {:?} but stone_at finds ({black}, {white})",
+            pos.counts()
+        ));
+    }
+    let forced = match G::pass() {
+        Some(pass) if legal == [pass] => Some(pass),
+        _ => None,
+    };
+    if pos.forced_pass() != forced {
+        return Err(format!(
+            "forced_pass {:?} but the legal moves are {legal:?}",
+            pos.forced_pass()
+        ));
+    }
+    if let Some(pass) = G::pass() {
+        if G::action_index(pass) < points {
+            return Err("the pass has a board point's action index".into());
+        }
+    }
+    // Placing a stone marks its point (games where a move places one stone there).
+    for &mv in legal {
+        let index = G::action_index(mv);
+        if index < points && pos.stone_at(index).is_some() {
+            return Err(format!("{mv} is legal but its point holds a stone"));
+        }
     }
     Ok(())
 }

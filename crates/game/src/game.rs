@@ -144,4 +144,28 @@ pub trait Game:
 
     /// A move seen through a board symmetry (a pass stays a pass).
     fn transform_move(mv: Self::Move, sym: Symmetry) -> Self::Move;
+
+    /// The stone on the point with action index `index` (row-major from `a1`: index
+    /// `row * BOARD_SIZE + col`), if any; `None` off the board.
+    fn stone_at(&self, index: usize) -> Option<Color>;
+
+    /// Discs (Othello) or stones (Gomoku) on the board: (black, white).
+    fn counts(&self) -> (u32, u32);
+
+    /// The pass move, in games that have one.
+    fn pass() -> Option<Self::Move> {
+        None
+    }
+
+    /// Whether `mv` is the pass.
+    fn is_pass(mv: Self::Move) -> bool {
+        Self::pass() == Some(mv)
+    }
+
+    /// The pass the side to move must play: `Some` exactly when the pass is its only legal move.
+    fn forced_pass(&self) -> Option<Self::Move> {
+        let pass = Self::pass()?;
+        let moves = self.legal_moves();
+        (moves.len() == 1 && moves[0] == pass).then_some(pass)
+    }
 }

@@ -14,6 +14,7 @@
 //! assert_eq!(outcome.score_for(Color::Black) + outcome.score_for(Color::White), 0);
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod color;
 pub mod conformance;

@@ -1,7 +1,9 @@
 //! Gomoku-only agents: [`OmokAb`], a reproduction of a well-known student alpha-beta Omok AI to
 //! measure against, and the strong threat-search engine.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod engine;
 pub mod omok_ab;
 pub mod openings;

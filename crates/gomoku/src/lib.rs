@@ -20,6 +20,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod board;
 mod notation;
@@ -32,7 +33,8 @@ pub use board::{Board, BoardError, DIRECTIONS};
 pub use notation::BoardStringError;
 pub use point::{ParsePointError, Point, MAX_SIZE, MIN_SIZE};
 pub use position::{
-    presets, Gomoku, Gomoku15, Gomoku20, MoveError, Omok, Renju15, Standard15, Variant, RECENT,
+    presets, Gomoku, Gomoku15, Gomoku20, Gomoku7, Gomoku9, MoveError, Omok, Renju15, Standard15,
+    Variant, RECENT,
 };
 pub use psq::{PsqError, PsqGame};
 pub use rule::{Foul, ParseRuleError, Rule};

@@ -82,7 +82,16 @@ pub mod presets {
         /// Freestyle on 7x7 (`gomoku7`): small enough for exhaustive tests and quick demos.
         Freestyle7, "gomoku7", 7, Rule::Freestyle
     );
+    preset!(
+        /// Freestyle on 9x9 (`gomoku9`): small enough to train learning agents in minutes.
+        Freestyle9, "gomoku9", 9, Rule::Freestyle
+    );
 }
+
+/// Freestyle Gomoku, 7x7 (tests).
+pub type Gomoku7 = Gomoku<presets::Freestyle7>;
+/// Freestyle Gomoku, 9x9.
+pub type Gomoku9 = Gomoku<presets::Freestyle9>;
 
 /// Freestyle Gomoku, 15x15.
 pub type Gomoku15 = Gomoku<presets::Freestyle15>;
@@ -236,6 +245,14 @@ impl<V: Variant> Game for Gomoku<V> {
 
     fn start() -> Self {
         Self::new()
+    }
+
+    fn stone_at(&self, index: usize) -> Option<Color> {
+        Point::from_index(index, V::SIZE).and_then(|p| self.board().stone(p))
+    }
+
+    fn counts(&self) -> (u32, u32) {
+        self.board().counts()
     }
 
     fn side_to_move(&self) -> Color {

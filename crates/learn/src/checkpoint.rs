@@ -248,7 +248,7 @@ pub fn load_qnet(path: &Path, game: &str, board_size: usize) -> Result<(QNet, Ca
         }
     }
     let device = Device::default();
-    let mut net = QNet::new(arch, board_size, &device);
+    let mut net = QNet::new(arch, board_size, 0, &device);
     load_weights(&mut net, bytes)?;
     Ok((net.valid(), card))
 }
@@ -265,7 +265,7 @@ pub fn load_qmlp(
     let (card, bytes) = read_model(path)?;
     check_card(&card, "q-mlp", game, board_size)?;
     let device = Device::default();
-    let mut net = QMlpNet::new(board_size * board_size, &device);
+    let mut net = QMlpNet::new(board_size * board_size, 0, &device);
     load_weights(&mut net, bytes)?;
     Ok((net.valid(), card))
 }

@@ -3,13 +3,12 @@
 //! played several at a time so the network sees batches.
 
 use std::collections::HashMap;
-use std::hash::{DefaultHasher, Hash, Hasher};
 
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::{Device, Tensor, TensorData};
-use env::{Env, EnvConfig, EnvGame, RewardScheme};
-use game::{Color, Symmetry};
+use env::RewardScheme;
+use game::{Color, Game, Symmetry};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use search::{Agent, AgentError, Budget, Decision};
@@ -192,14 +191,8 @@ pub enum DqnError {
     Config(String),
 }
 
-/// The board of an observation from the mover's side: +1 own, −1 opponent, 0 empty.
-fn relative(cells: &[i8], to_move: Color) -> Vec<i8> {
-    let sign = if to_move == Color::Black { 1 } else { -1 };
-    cells.iter().map(|&c| c * sign).collect()
-}
-
 /// The mover-relative board of a position.
-pub fn encode_position<G: EnvGame>(pos: &G) -> Vec<i8> {
+pub fn encode_position<G: Game>(pos: &G) -> Vec<i8> {
     let me = pos.side_to_move();
     (0..G::BOARD_SIZE * G::BOARD_SIZE)
         .map(|i| match pos.stone_at(i) {
@@ -254,7 +247,7 @@ pub(crate) fn best(q: &[f32], valid: &[usize]) -> Option<usize> {
 
 /// A network being trained, with its target network, optimizer, replay buffer and visit
 /// counts.
-pub struct DqnLearner<G: EnvGame> {
+pub struct DqnLearner<G: Game> {
     /// The settings.
     pub config: DqnConfig,
     net: QNet,
@@ -271,11 +264,13 @@ pub struct DqnLearner<G: EnvGame> {
     loss_sum: f64,
     loss_count: usize,
     perms: Vec<Vec<u16>>,
+    /// Positions that went through [`q_batch`](Self::q_batch).
+    evaluated: u64,
     _game: std::marker::PhantomData<G>,
 }
 
 /// The point permutation of each symmetry of `G`'s board (`perm[s][i]` = image of point `i`).
-fn symmetry_perms<G: EnvGame>() -> Vec<Vec<u16>> {
+fn symmetry_perms<G: Game>() -> Vec<Vec<u16>> {
     let points = G::BOARD_SIZE * G::BOARD_SIZE;
     Symmetry::ALL
         .iter()
@@ -292,7 +287,7 @@ fn symmetry_perms<G: EnvGame>() -> Vec<Vec<u16>> {
         .collect()
 }
 
-impl<G: EnvGame> DqnLearner<G> {
+impl<G: Game> DqnLearner<G> {
     /// A fresh network (seeded by `config.seed`).
     ///
     /// # Errors
@@ -300,8 +295,7 @@ impl<G: EnvGame> DqnLearner<G> {
     pub fn new(config: DqnConfig) -> Result<Self, DqnError> {
         config.validate().map_err(DqnError::Config)?;
         let train_device = Device::default().autodiff();
-        train_device.seed(config.seed);
-        let net = QNet::new(config.arch, G::BOARD_SIZE, &train_device);
+        let net = QNet::new(config.arch, G::BOARD_SIZE, config.seed, &train_device);
         Ok(Self::from_parts(config, net, None, train_device))
     }
 
@@ -327,6 +321,7 @@ impl<G: EnvGame> DqnLearner<G> {
             loss_sum: 0.0,
             loss_count: 0,
             perms: symmetry_perms::<G>(),
+            evaluated: 0,
             _game: std::marker::PhantomData,
         }
     }
@@ -341,8 +336,15 @@ impl<G: EnvGame> DqnLearner<G> {
         self.infer.get_or_insert_with(|| self.net.valid())
     }
 
+    /// Positions evaluated by [`q_batch`](Self::q_batch) so far.
+    #[must_use]
+    pub fn positions_evaluated(&self) -> u64 {
+        self.evaluated
+    }
+
     /// Action values for a batch of boards under the current network.
     pub fn q_batch(&mut self, boards: &[(&[i8], bool)]) -> Vec<f32> {
+        self.evaluated += boards.len() as u64;
         let device = self.device.clone();
         let net = self.infer();
         q_values(net, boards, G::BOARD_SIZE, &device)
@@ -367,17 +369,22 @@ impl<G: EnvGame> DqnLearner<G> {
         self.target = self.net.valid();
     }
 
+    /// The visit-count key of a board: FNV-1a over its cells and the side to move (stable
+    /// across Rust releases, unlike std's hasher, because the keys are saved in checkpoints).
     fn state_key(cells: &[i8], black: bool) -> u64 {
-        let mut h = DefaultHasher::new();
-        cells.hash(&mut h);
-        black.hash(&mut h);
-        h.finish()
+        let mut h = search::NodeChecksum::new();
+        h.bytes(&cells.iter().map(|&c| c as u8).collect::<Vec<u8>>());
+        h.bytes(&[u8::from(black)]);
+        h.value()
     }
 
+    /// The visit-count key of (board, action): the board's key mixed with the action
+    /// (splitmix64's finaliser).
     fn pair_key(state: u64, action: usize) -> u64 {
-        let mut h = DefaultHasher::new();
-        (state, action as u64 + 1).hash(&mut h);
-        h.finish()
+        let mut z = state ^ (action as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     /// Picks an action by the behaviour policy (`explore` false: greedy).
@@ -528,6 +535,7 @@ impl<G: EnvGame> DqnLearner<G> {
                     channels: 1,
                 },
                 1,
+                0,
                 &self.train_device,
             ),
         );
@@ -538,13 +546,9 @@ impl<G: EnvGame> DqnLearner<G> {
     }
 }
 
-/// Who plays a colour in a game of a round.
-pub enum Seat<G: EnvGame> {
-    /// The learner with this index.
-    Learner(usize),
-    /// A fixed agent.
-    Fixed(Box<dyn Agent<G>>),
-}
+/// Who plays a colour in a game of a round: a fixed agent, or learner `n`
+/// ([`Seat::Batched`]`(n)`).
+pub use search::driver::Seat;
 
 /// How a finished game went.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -557,9 +561,6 @@ pub struct GameEnd {
     pub rewards: [f32; 2],
 }
 
-/// A decision a learner is asked for: (game slot, board, black to move, valid points).
-type Request = (usize, Vec<i8>, bool, Vec<usize>);
-
 struct Pending {
     state: Vec<i8>,
     black: bool,
@@ -567,12 +568,140 @@ struct Pending {
     reward: f32,
 }
 
-/// Plays one game per entry of `seats` at the same time; learners act by their behaviour
-/// (`explore`) or greedily, and learn from their moves when `learn` is set.
+/// The learners of a round as the driver's batched players: each step, every position a
+/// learner must move in goes through its network in one batch; transitions (with the rewards
+/// of the moves in between) go to its replay buffer as the games go on.
+struct LearnerSeats<'a, 'l, G: Game, R: RngExt> {
+    learners: &'a mut [&'l mut DqnLearner<G>],
+    /// Which learner sits at each colour of each game.
+    seats: Vec<[Option<usize>; 2]>,
+    pending: Vec<[Option<Pending>; 2]>,
+    rewards: Vec<[f32; 2]>,
+    scheme: RewardScheme,
+    epsilon: f64,
+    explore: bool,
+    learn: bool,
+    rng: &'a mut R,
+}
+
+impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, '_, G, R> {
+    fn choose(
+        &mut self,
+        player: usize,
+        requests: &[(usize, &G)],
+    ) -> Result<Vec<G::Move>, AgentError> {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let learner = self
+            .learners
+            .get_mut(player)
+            .ok_or_else(|| AgentError::Failed(format!("no learner {player}")))?;
+        let inputs: Vec<(Vec<i8>, bool, Vec<usize>)> = requests
+            .iter()
+            .map(|(_, pos)| {
+                let valid: Vec<usize> = pos
+                    .legal_moves()
+                    .into_iter()
+                    .map(G::action_index)
+                    .filter(|&a| a < points)
+                    .collect();
+                (
+                    encode_position(*pos),
+                    pos.side_to_move() == Color::Black,
+                    valid,
+                )
+            })
+            .collect();
+        let boards: Vec<(&[i8], bool)> =
+            inputs.iter().map(|(c, b, _)| (c.as_slice(), *b)).collect();
+        let q = learner.q_batch(&boards);
+        let mut moves = Vec::with_capacity(requests.len());
+        for (j, ((k, _), (cells, black, valid))) in requests.iter().zip(inputs).enumerate() {
+            let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
+            let a = learner.choose(
+                row,
+                (&cells, black),
+                &valid,
+                self.epsilon,
+                self.explore,
+                self.rng,
+            );
+            moves.push(G::action_move(a).ok_or_else(|| AgentError::Failed(format!("action {a}")))?);
+            let mover = if black { Color::Black } else { Color::White };
+            if self.learn {
+                let pending = &mut self.pending[*k][mover.index()];
+                if let Some(p) = pending.take() {
+                    learner.push(
+                        Transition {
+                            state: p.state,
+                            black: p.black,
+                            action: p.action as u16,
+                            reward: p.reward,
+                            next: cells.clone(),
+                            next_black: black,
+                            next_valid: valid.iter().map(|&v| v as u16).collect(),
+                            done: false,
+                        },
+                        self.rng,
+                    );
+                }
+                *pending = Some(Pending {
+                    state: cells,
+                    black,
+                    action: a,
+                    reward: 0.0,
+                });
+            }
+        }
+        Ok(moves)
+    }
+
+    fn played(&mut self, game: usize, before: &G, mv: G::Move, after: &G) {
+        let r = env::move_rewards(before, mv, after, self.scheme);
+        for ((total, pending), r) in self.rewards[game]
+            .iter_mut()
+            .zip(self.pending[game].iter_mut())
+            .zip(r)
+        {
+            *total += r;
+            if let Some(p) = pending.as_mut() {
+                p.reward += r;
+            }
+        }
+    }
+
+    fn finished(&mut self, game: usize, _end: &G) {
+        if !self.learn {
+            return;
+        }
+        for c in 0..2 {
+            let Some(p) = self.pending[game][c].take() else {
+                continue;
+            };
+            if let Some(learner) = self.seats[game][c].and_then(|l| self.learners.get_mut(l)) {
+                learner.push(
+                    Transition {
+                        state: p.state,
+                        black: p.black,
+                        action: p.action as u16,
+                        reward: p.reward,
+                        next: Vec::new(),
+                        next_black: false,
+                        next_valid: Vec::new(),
+                        done: true,
+                    },
+                    self.rng,
+                );
+            }
+        }
+    }
+}
+
+/// Plays one game per entry of `seats` at the same time on the multi-game driver; learners act
+/// by their behaviour (`explore`) or greedily, and learn from their moves when `learn` is set.
 ///
 /// # Errors
 /// [`DqnError`] when a fixed agent fails.
-pub fn play_games<G: EnvGame, R: RngExt>(
+pub fn play_games<G: Game, R: RngExt>(
     learners: &mut [&mut DqnLearner<G>],
     seats: Vec<[Seat<G>; 2]>,
     epsilon: f64,
@@ -580,175 +709,52 @@ pub fn play_games<G: EnvGame, R: RngExt>(
     learn: bool,
     rng: &mut R,
 ) -> Result<Vec<GameEnd>, DqnError> {
-    let reward_scheme = match learners.first().map(|l| l.config.rewards) {
+    let scheme = match learners.first().map(|l| l.config.rewards) {
         Some(Rewards::Terminal) => RewardScheme::Terminal,
         _ => RewardScheme::Scaled,
     };
-    struct Slot<G: EnvGame> {
-        env: Env<G>,
-        seats: [Seat<G>; 2],
-        obs: env::Observation,
-        info: env::Info,
-        pending: [Option<Pending>; 2],
-        rewards: [f32; 2],
-        done: bool,
-    }
-    let mut slots: Vec<Slot<G>> = seats
+    let learner_at = |seat: &Seat<G>| match seat {
+        Seat::Batched(l) => Some(*l),
+        Seat::Agent(_) => None,
+    };
+    let n = seats.len();
+    let mut players = LearnerSeats {
+        seats: seats
+            .iter()
+            .map(|[b, w]| [learner_at(b), learner_at(w)])
+            .collect(),
+        learners,
+        pending: (0..n).map(|_| [None, None]).collect(),
+        rewards: vec![[0.0; 2]; n],
+        scheme,
+        epsilon,
+        explore,
+        learn,
+        rng,
+    };
+    let tables = seats
         .into_iter()
-        .map(|mut seats| {
-            let mut env = Env::<G>::new(EnvConfig {
-                rewards: reward_scheme,
-                ..EnvConfig::default()
-            });
-            let (obs, info) = env.reset(0);
-            for seat in &mut seats {
-                if let Seat::Fixed(agent) = seat {
-                    agent.new_game();
-                }
-            }
-            let done = env.position().is_over();
-            Slot {
-                env,
-                seats,
-                obs,
-                info,
-                pending: [None, None],
-                rewards: [0.0; 2],
-                done,
-            }
+        .map(|seats| search::driver::Table {
+            start: G::start(),
+            seats,
         })
         .collect();
-    let points = G::BOARD_SIZE * G::BOARD_SIZE;
-    loop {
-        // Decisions wanted from each learner: (slot, board, black, valid points).
-        let mut wanted: Vec<Vec<Request>> = (0..learners.len()).map(|_| Vec::new()).collect();
-        let mut actions: Vec<Option<usize>> = vec![None; slots.len()];
-        let mut any = false;
-        for (k, slot) in slots.iter_mut().enumerate() {
-            if slot.done {
-                continue;
-            }
-            any = true;
-            let mover = slot.info.to_move;
-            match &mut slot.seats[mover.index()] {
-                Seat::Fixed(agent) => {
-                    let d = agent
-                        .select(slot.env.position(), &Budget::default())
-                        .map_err(|e| DqnError::Opponent(e.to_string()))?;
-                    actions[k] = Some(G::action_index(d.mv));
-                }
-                Seat::Learner(l) => {
-                    let cells = relative(&slot.obs.cells, mover);
-                    let valid: Vec<usize> = slot
-                        .info
-                        .valid_actions
-                        .iter()
-                        .copied()
-                        .filter(|&a| a < points)
-                        .collect();
-                    if let Some(list) = wanted.get_mut(*l) {
-                        list.push((k, cells, mover == Color::Black, valid));
-                    }
-                }
-            }
-        }
-        if !any {
-            break;
-        }
-        for (l, list) in wanted.into_iter().enumerate() {
-            if list.is_empty() {
-                continue;
-            }
-            let learner = &mut *learners[l];
-            let boards: Vec<(&[i8], bool)> =
-                list.iter().map(|(_, c, b, _)| (c.as_slice(), *b)).collect();
-            let q = learner.q_batch(&boards);
-            for (j, (k, cells, black, valid)) in list.into_iter().enumerate() {
-                let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
-                let a = learner.choose(row, (&cells, black), &valid, epsilon, explore, rng);
-                actions[k] = Some(a);
-                let mover = if black { Color::Black } else { Color::White };
-                let slot = &mut slots[k];
-                if learn {
-                    if let Some(p) = slot.pending[mover.index()].take() {
-                        learner.push(
-                            Transition {
-                                state: p.state,
-                                black: p.black,
-                                action: p.action as u16,
-                                reward: p.reward,
-                                next: cells.clone(),
-                                next_black: black,
-                                next_valid: valid.iter().map(|&v| v as u16).collect(),
-                                done: false,
-                            },
-                            rng,
-                        );
-                    }
-                    slot.pending[mover.index()] = Some(Pending {
-                        state: cells,
-                        black,
-                        action: a,
-                        reward: 0.0,
-                    });
-                }
-            }
-        }
-        for (k, slot) in slots.iter_mut().enumerate() {
-            let Some(a) = actions[k] else { continue };
-            let step = slot.env.step(a).map_err(|e| DqnError::Env(e.to_string()))?;
-            for c in 0..2 {
-                slot.rewards[c] += step.rewards[c];
-                if let Some(p) = slot.pending[c].as_mut() {
-                    p.reward += step.rewards[c];
-                }
-            }
-            // Fixed agents follow the game.
-            if let Some(mv) = G::action_move(a) {
-                for seat in &mut slot.seats {
-                    if let Seat::Fixed(agent) = seat {
-                        agent.observe(mv, slot.env.position());
-                    }
-                }
-            }
-            slot.obs = step.obs;
-            slot.info = step.info;
-            if step.terminated || step.truncated {
-                slot.done = true;
-                if learn {
-                    for c in 0..2 {
-                        let Some(p) = slot.pending[c].take() else {
-                            continue;
-                        };
-                        if let Seat::Learner(l) = slot.seats[c] {
-                            learners[l].push(
-                                Transition {
-                                    state: p.state,
-                                    black: p.black,
-                                    action: p.action as u16,
-                                    reward: p.reward,
-                                    next: Vec::new(),
-                                    next_black: false,
-                                    next_valid: Vec::new(),
-                                    done: true,
-                                },
-                                rng,
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
-    Ok(slots
+    let played = search::driver::play(
+        tables,
+        &mut players,
+        &search::driver::DriverConfig::default(),
+    )
+    .map_err(|e| match e {
+        search::driver::DriverError::Agent { error, .. } => DqnError::Opponent(error.to_string()),
+        other => DqnError::Env(other.to_string()),
+    })?;
+    Ok(played
         .into_iter()
-        .map(|s| {
-            let pos = s.env.position();
-            GameEnd {
-                counts: pos.counts(),
-                winner: pos.outcome().and_then(|o| o.winner()),
-                rewards: s.rewards,
-            }
+        .zip(players.rewards)
+        .map(|(p, rewards)| GameEnd {
+            counts: p.end.counts(),
+            winner: p.end.outcome().and_then(|o| o.winner()),
+            rewards,
         })
         .collect())
 }
@@ -802,7 +808,7 @@ impl Record {
 ///
 /// # Errors
 /// [`DqnError`] when an opponent fails.
-pub fn evaluate<G: EnvGame>(
+pub fn evaluate<G: Game>(
     learner: &mut DqnLearner<G>,
     opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
     games: usize,
@@ -822,13 +828,13 @@ pub fn evaluate<G: EnvGame>(
             } else {
                 Color::White
             };
-            let opp = Seat::Fixed(opponent(
+            let opp = Seat::Agent(opponent(
                 seed.wrapping_mul(1_000_003).wrapping_add(g as u64),
             ));
             seats.push(if me == Color::Black {
-                [Seat::Learner(0), opp]
+                [Seat::Batched(0), opp]
             } else {
-                [opp, Seat::Learner(0)]
+                [opp, Seat::Batched(0)]
             });
             colours.push(me);
         }
@@ -842,14 +848,14 @@ pub fn evaluate<G: EnvGame>(
 }
 
 /// A trained Q-network as a player: the valid point with the highest value.
-pub struct DqnAgent<G: EnvGame> {
+pub struct DqnAgent<G: Game> {
     net: QNet,
     name: String,
     device: Device,
     _game: std::marker::PhantomData<G>,
 }
 
-impl<G: EnvGame> DqnAgent<G> {
+impl<G: Game> DqnAgent<G> {
     /// An agent over an inference network.
     #[must_use]
     pub fn new(net: QNet, name: String) -> Self {
@@ -874,7 +880,7 @@ impl<G: EnvGame> DqnAgent<G> {
     }
 }
 
-impl<G: EnvGame> Agent<G> for DqnAgent<G> {
+impl<G: Game> Agent<G> for DqnAgent<G> {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -922,7 +928,7 @@ pub struct EpisodeStats {
 }
 
 /// DQN training of one learner against a fixed opponent (colours alternating).
-pub struct DqnTrainer<G: EnvGame> {
+pub struct DqnTrainer<G: Game> {
     /// The learner.
     pub learner: DqnLearner<G>,
     /// Episodes played.
@@ -936,7 +942,7 @@ pub fn round_rng(seed: u64, episode: usize) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed ^ (episode as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
-impl<G: EnvGame> DqnTrainer<G> {
+impl<G: Game> DqnTrainer<G> {
     /// A fresh learner.
     ///
     /// # Errors
@@ -971,11 +977,11 @@ impl<G: EnvGame> DqnTrainer<G> {
             } else {
                 Color::White
             };
-            let opp = Seat::Fixed(opponent(config.seed ^ (episode as u64 + 1) << 20));
+            let opp = Seat::Agent(opponent(config.seed ^ (episode as u64 + 1) << 20));
             seats.push(if me == Color::Black {
-                [Seat::Learner(0), opp]
+                [Seat::Batched(0), opp]
             } else {
-                [opp, Seat::Learner(0)]
+                [opp, Seat::Batched(0)]
             });
             colours.push(me);
         }
@@ -1021,7 +1027,7 @@ mod state_files {
     pub const COUNTERS: &str = "learner.json";
 }
 
-impl<G: EnvGame> DqnLearner<G> {
+impl<G: Game> DqnLearner<G> {
     /// Writes everything needed to continue training (network with its parameter ids, target
     /// network, Adam state, replay buffer, UCT visit counts) into the folder `dir`, which
     /// must exist. The caller makes the folder appear atomically.
@@ -1081,7 +1087,7 @@ impl<G: EnvGame> DqnLearner<G> {
             std::fs::read(&path).map_err(|source| ModelError::Io { path, source })
         };
         let train_device = Device::default().autodiff();
-        let mut net = QNet::new(config.arch, G::BOARD_SIZE, &train_device);
+        let mut net = QNet::new(config.arch, G::BOARD_SIZE, config.seed, &train_device);
         let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(read(
             state_files::NET,
         )?)));
@@ -1096,7 +1102,7 @@ impl<G: EnvGame> DqnLearner<G> {
                 applied.missing.len()
             )));
         }
-        let mut target = QNet::new(config.arch, G::BOARD_SIZE, &Device::default());
+        let mut target = QNet::new(config.arch, G::BOARD_SIZE, config.seed, &Device::default());
         load_weights(&mut target, read(state_files::TARGET)?)?;
         let optim_bytes = read(state_files::OPTIM)?;
         let optim = std::panic::catch_unwind(|| {
@@ -1164,7 +1170,7 @@ pub struct CompetitiveStats {
 }
 
 /// Competitive training: a black DQN and a white DQN learn by playing each other.
-pub struct CompetitiveTrainer<G: EnvGame> {
+pub struct CompetitiveTrainer<G: Game> {
     /// The learner that always plays black.
     pub black: DqnLearner<G>,
     /// The learner that always plays white.
@@ -1173,7 +1179,7 @@ pub struct CompetitiveTrainer<G: EnvGame> {
     pub episode: usize,
 }
 
-impl<G: EnvGame> CompetitiveTrainer<G> {
+impl<G: Game> CompetitiveTrainer<G> {
     /// Two fresh learners (the white one seeded `seed + 1`).
     ///
     /// # Errors
@@ -1200,7 +1206,7 @@ impl<G: EnvGame> CompetitiveTrainer<G> {
         let mut rng = round_rng(config.seed, self.episode);
         let epsilon = config.epsilon(self.episode);
         let seats = (0..n)
-            .map(|_| [Seat::Learner(0), Seat::Learner(1)])
+            .map(|_| [Seat::Batched(0), Seat::Batched(1)])
             .collect();
         let ends = play_games(
             &mut [&mut self.black, &mut self.white],
@@ -1235,7 +1241,7 @@ impl<G: EnvGame> CompetitiveTrainer<G> {
 ///
 /// # Errors
 /// [`DqnError::Opponent`] when either side fails.
-pub fn evaluate_agent<G: EnvGame>(
+pub fn evaluate_agent<G: Game>(
     agent: &mut dyn Agent<G>,
     opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
     games: usize,

@@ -2,9 +2,11 @@
 //! exact value table; the Q-learning MLP ([`qmlp`]); and DQN with residual Q-networks
 //! ([`resnet`], [`replay`], [`dqn`]) on burn's Flex CPU backend.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod checkpoint;
 pub mod dqn;
+pub mod init;
 pub mod qmlp;
 pub mod qtable;
 pub mod replay;

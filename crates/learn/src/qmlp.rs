@@ -12,8 +12,8 @@ use burn::nn::{Linear, LinearConfig};
 use burn::optim::ModuleOptimizer;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::{Device, Tensor, TensorData};
-use env::EnvGame;
 use game::Color;
+use game::Game;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
@@ -27,15 +27,16 @@ pub struct QMlpNet {
 }
 
 impl QMlpNet {
-    /// A freshly initialised network for a board of `points` points (64-128-128-64-64 on 8x8).
+    /// A freshly initialised network for a board of `points` points (64-128-128-64-64 on
+    /// 8x8); its weights depend only on `seed`.
     #[must_use]
-    pub fn new(points: usize, device: &Device) -> Self {
-        QMlpNet {
+    pub fn new(points: usize, seed: u64, device: &Device) -> Self {
+        crate::init::seeded(device, seed, || QMlpNet {
             input: LinearConfig::new(points, 128).init(device),
             hidden1: LinearConfig::new(128, 128).init(device),
             hidden2: LinearConfig::new(128, 64).init(device),
             output: LinearConfig::new(64, points).init(device),
-        }
+        })
     }
 
     /// Action values in (−1, 1) for a batch of boards `[batch, points]`.
@@ -101,7 +102,7 @@ pub struct EpochStats {
 }
 
 /// The board of `pos` from the side to move's point of view: +1 own, −1 opponent, 0 empty.
-pub fn encode<G: EnvGame>(pos: &G, me: Color) -> Vec<f32> {
+pub fn encode<G: Game>(pos: &G, me: Color) -> Vec<f32> {
     (0..G::BOARD_SIZE * G::BOARD_SIZE)
         .map(|i| match pos.stone_at(i) {
             Some(c) if c == me => 1.0,
@@ -112,7 +113,7 @@ pub fn encode<G: EnvGame>(pos: &G, me: Color) -> Vec<f32> {
 }
 
 /// The legal board points of `pos` as action indices (no pass).
-fn legal_points<G: EnvGame>(pos: &G) -> Vec<usize> {
+fn legal_points<G: Game>(pos: &G) -> Vec<usize> {
     let n = G::BOARD_SIZE * G::BOARD_SIZE;
     pos.legal_moves()
         .into_iter()
@@ -122,7 +123,7 @@ fn legal_points<G: EnvGame>(pos: &G) -> Vec<usize> {
 }
 
 /// Trains a [`QMlpNet`] against a uniformly random opponent.
-pub struct QMlpTrainer<G: EnvGame> {
+pub struct QMlpTrainer<G: Game> {
     /// The network being trained.
     pub net: QMlpNet,
     optim: ModuleOptimizer,
@@ -133,15 +134,14 @@ pub struct QMlpTrainer<G: EnvGame> {
     _game: std::marker::PhantomData<G>,
 }
 
-impl<G: EnvGame> QMlpTrainer<G> {
+impl<G: Game> QMlpTrainer<G> {
     /// A new network and optimizer.
     #[must_use]
     pub fn new(config: QMlpConfig) -> Self {
         let device = Device::default().autodiff();
-        device.seed(config.seed);
         let points = G::BOARD_SIZE * G::BOARD_SIZE;
         QMlpTrainer {
-            net: QMlpNet::new(points, &device),
+            net: QMlpNet::new(points, config.seed, &device),
             optim: AdamConfig::new().init(),
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             config,
@@ -249,7 +249,7 @@ impl<G: EnvGame> QMlpTrainer<G> {
         let loss = (self.net.forward(input) - target).powi_scalar(2).mean();
         let loss_value = f64::from(loss.clone().into_scalar::<f32>());
         let grads = GradientsParams::from_grads(loss.backward(), &self.net);
-        let net = std::mem::replace(&mut self.net, QMlpNet::new(points, &self.device));
+        let net = std::mem::replace(&mut self.net, QMlpNet::new(points, 0, &self.device));
         self.net = self.optim.step(self.config.learning_rate, net, grads);
         (result, loss_value)
     }
@@ -328,7 +328,7 @@ impl<G: EnvGame> QMlpTrainer<G> {
     }
 }
 
-impl<G: EnvGame> QMlpTrainer<G> {
+impl<G: Game> QMlpTrainer<G> {
     /// The settings.
     #[must_use]
     pub fn config(&self) -> &QMlpConfig {
@@ -410,14 +410,14 @@ impl<G: EnvGame> QMlpTrainer<G> {
 }
 
 /// A trained Q-learning MLP as a player: the legal point with the highest value.
-pub struct QMlpAgent<G: EnvGame> {
+pub struct QMlpAgent<G: Game> {
     net: QMlpNet,
     name: String,
     device: Device,
     _game: std::marker::PhantomData<G>,
 }
 
-impl<G: EnvGame> QMlpAgent<G> {
+impl<G: Game> QMlpAgent<G> {
     /// An agent over an inference network.
     #[must_use]
     pub fn new(net: QMlpNet, name: String) -> Self {
@@ -430,7 +430,7 @@ impl<G: EnvGame> QMlpAgent<G> {
     }
 }
 
-impl<G: EnvGame> Agent<G> for QMlpAgent<G> {
+impl<G: Game> Agent<G> for QMlpAgent<G> {
     fn name(&self) -> String {
         self.name.clone()
     }

@@ -122,9 +122,14 @@ pub struct QNet {
 }
 
 impl QNet {
-    /// A freshly initialised network of architecture `arch` for an `n`x`n` board.
+    /// A freshly initialised network of architecture `arch` for an `n`x`n` board; its weights
+    /// depend only on `seed`.
     #[must_use]
-    pub fn new(arch: QNetArch, n: usize, device: &Device) -> Self {
+    pub fn new(arch: QNetArch, n: usize, seed: u64, device: &Device) -> Self {
+        crate::init::seeded(device, seed, || Self::build(arch, n, device))
+    }
+
+    fn build(arch: QNetArch, n: usize, device: &Device) -> Self {
         match arch {
             QNetArch::SeedResnet => {
                 let mut blocks = Vec::new();

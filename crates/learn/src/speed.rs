@@ -1,5 +1,6 @@
 //! Speed of a Q-network on this machine: inference positions per second and training steps
-//! per second (forward, backward, Adam) at a given batch size and thread count.
+//! per second (forward, backward, Adam) at a given batch size and thread count, and positions
+//! per second through the multi-game driver with a given number of concurrent games.
 
 use std::time::{Duration, Instant};
 
@@ -21,8 +22,8 @@ pub struct Speed {
 /// Errors of the measurement.
 #[derive(Debug, thiserror::Error)]
 pub enum SpeedError {
-    /// The thread pool could not be built.
-    #[error("thread pool: {0}")]
+    /// The thread pool could not be built, or a measured game failed.
+    #[error("speed measurement: {0}")]
     Pool(String),
 }
 
@@ -60,8 +61,7 @@ pub fn measure(
     Ok(pool.install(|| {
         let batch = batch.max(1);
         let device = Device::default();
-        device.seed(7);
-        let net = QNet::new(arch, n, &device).valid();
+        let net = QNet::new(arch, n, 7, &device).valid();
         let x = input(batch, n, &device);
         let _ = net.forward(x.clone()).into_data();
         let start = Instant::now();
@@ -73,7 +73,7 @@ pub fn measure(
         let positions_per_s = (calls * batch as u64) as f64 / start.elapsed().as_secs_f64();
 
         let train = Device::default().autodiff();
-        let mut net = QNet::new(arch, n, &train);
+        let mut net = QNet::new(arch, n, 7, &train);
         let mut optim = AdamConfig::new().init();
         let x = input(batch, n, &train);
         let target = Tensor::<2>::zeros([batch, n * n], &train);
@@ -97,4 +97,51 @@ pub fn measure(
             train_steps_per_s,
         }
     }))
+}
+
+/// Positions a greedy DQN learner of architecture `arch` decides per second while playing
+/// `games` games at once against `random` on the multi-game driver (each driver step sends
+/// every position it must move in to the network as one batch), for about `time`.
+///
+/// # Errors
+/// [`SpeedError::Pool`] when the thread pool cannot be made, or a failed game.
+pub fn driver_positions_per_s<G: game::Game>(
+    arch: QNetArch,
+    games: usize,
+    threads: usize,
+    time: Duration,
+) -> Result<f64, SpeedError> {
+    use crate::dqn::{play_games, DqnConfig, DqnLearner, Seat};
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| SpeedError::Pool(e.to_string()))?;
+    pool.install(|| {
+        let config = DqnConfig {
+            arch,
+            ..DqnConfig::default()
+        };
+        let mut learner =
+            DqnLearner::<G>::new(config).map_err(|e| SpeedError::Pool(e.to_string()))?;
+        let mut rng = <rand::rngs::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+        let start = Instant::now();
+        let mut round = 0u64;
+        while start.elapsed() < time || round == 0 {
+            let seats = (0..games.max(1))
+                .map(|g| {
+                    let opponent: Seat<G> =
+                        Seat::Agent(Box::new(search::RandomAgent::new(round * 1000 + g as u64)));
+                    if g.is_multiple_of(2) {
+                        [Seat::Batched(0), opponent]
+                    } else {
+                        [opponent, Seat::Batched(0)]
+                    }
+                })
+                .collect();
+            play_games(&mut [&mut learner], seats, 0.0, false, false, &mut rng)
+                .map_err(|e| SpeedError::Pool(e.to_string()))?;
+            round += 1;
+        }
+        Ok(learner.positions_evaluated() as f64 / start.elapsed().as_secs_f64())
+    })
 }

@@ -12,10 +12,6 @@ use learn::{
 use othello::{Othello4, Othello6};
 use search::{Agent, Budget, RandomAgent};
 
-/// Network initialisation draws from the device's global generator: every test that makes a
-/// network holds this lock, so seeded runs never interleave with another test's initialisation.
-static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// The network's values on the positions of a fixed random game (safetensors bytes are not
 /// canonical: their header order varies).
 fn fingerprint(learner: &DqnLearner<Othello4>) -> Vec<u32> {
@@ -95,9 +91,6 @@ fn replay_buffers_round_trip_and_refuse_garbage() {
 
 #[test]
 fn the_same_seed_trains_the_same_network() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let run = || {
         let mut t = DqnTrainer::<Othello4>::new(small(5, Behaviour::Epsilon)).expect("config");
         train(&mut t, 60);
@@ -106,11 +99,42 @@ fn the_same_seed_trains_the_same_network() {
     assert_eq!(run(), run());
 }
 
+/// Networks are seeded per learner, not through a process-wide generator: learners built and
+/// trained at the same time on several threads of one process (as the other tests here also
+/// do) end exactly as each does alone.
+#[test]
+fn learners_trained_side_by_side_equal_learners_trained_alone() {
+    let run = |seed: u64, behaviour: Behaviour| {
+        let mut t = DqnTrainer::<Othello4>::new(small(seed, behaviour)).expect("config");
+        train(&mut t, 40);
+        fingerprint(&t.learner)
+    };
+    let cases = [
+        (11, Behaviour::Epsilon),
+        (12, Behaviour::Uct),
+        (13, Behaviour::Epsilon),
+    ];
+    let side_by_side: Vec<Vec<u32>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|&(seed, b)| scope.spawn(move || run(seed, b)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .collect()
+    });
+    for (&(seed, b), together) in cases.iter().zip(&side_by_side) {
+        assert_eq!(&run(seed, b), together, "seed {seed}");
+    }
+    assert_ne!(
+        side_by_side[0], side_by_side[2],
+        "different seeds, same network"
+    );
+}
+
 #[test]
 fn a_resumed_run_continues_like_an_uninterrupted_one() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     for behaviour in [Behaviour::Epsilon, Behaviour::Uct] {
         let dir = tmp(&format!("resume-{behaviour:?}"));
         let config = small(9, behaviour);
@@ -158,9 +182,6 @@ fn card(game: &str, size: usize, arch: QNetArch) -> Card {
 
 #[test]
 fn model_files_load_as_agents_and_bad_files_are_refused() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tmp("model");
     let config = small(2, Behaviour::Epsilon);
     let learner = DqnLearner::<Othello6>::new(config.clone()).expect("config");
@@ -202,7 +223,7 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
         blocks: 1,
         channels: 16,
     };
-    let wide_net = learn::QNet::new(wide, 6, &burn::tensor::Device::default());
+    let wide_net = learn::QNet::new(wide, 6, 3, &burn::tensor::Device::default());
     write_model(
         &path,
         &weights_bytes(&wide_net).expect("b"),
@@ -218,9 +239,6 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
 
 #[test]
 fn dqn_learns_to_beat_random_on_4x4() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let config = DqnConfig {
         arch: QNetArch::Resnet {
             blocks: 1,
@@ -248,14 +266,11 @@ fn dqn_learns_to_beat_random_on_4x4() {
 
 #[test]
 fn both_networks_give_one_value_per_point_on_every_board() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     use burn::tensor::{Device, Tensor};
     let device = Device::default();
     for arch in [QNetArch::SeedResnet, QNetArch::DEFAULT] {
         for n in [4usize, 6, 8] {
-            let net = learn::QNet::new(arch, n, &device);
+            let net = learn::QNet::new(arch, n, 1, &device);
             let out = net.forward(Tensor::<4>::zeros([3, learn::PLANES, n, n], &device));
             assert_eq!(out.dims(), [3, n * n], "{arch:?} on {n}x{n}");
         }
@@ -264,9 +279,6 @@ fn both_networks_give_one_value_per_point_on_every_board() {
 
 #[test]
 fn every_behaviour_plays_only_valid_moves() {
-    let _serial = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     // The environment refuses invalid actions with an error, so whole training rounds under
     // each behaviour prove their choices valid; greedy evaluation likewise.
     for behaviour in [Behaviour::Greedy, Behaviour::Epsilon, Behaviour::Uct] {

@@ -51,6 +51,18 @@ pub struct Solution {
 pub struct Solver<const N: usize> {
     table: Vec<Entry>,
     nodes: u64,
+    kernel: Kernel,
+}
+
+/// Which compilation of the recursive kernel a [`Solver`] runs. Both come from one macro and
+/// must search exactly the same tree (a test compares them node for node).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Kernel {
+    /// The x86-64-v3 build where the CPU has it, the portable one otherwise.
+    #[default]
+    Dispatched,
+    /// Always the portable build (the slow twin).
+    Portable,
 }
 
 /// The largest table: 2^28 entries of 24 bytes (6 GiB).
@@ -592,7 +604,15 @@ impl<const N: usize> Solver<N> {
         Solver {
             table: vec![Entry::default(); 1usize << table_bits.clamp(4, MAX_TABLE_BITS)],
             nodes: 0,
+            kernel: Kernel::Dispatched,
         }
+    }
+
+    /// This solver running the given kernel build.
+    #[must_use]
+    pub fn with_kernel(mut self, kernel: Kernel) -> Self {
+        self.kernel = kernel;
+        self
     }
 
     /// Forgets every stored bound.
@@ -682,12 +702,13 @@ impl<const N: usize> Solver<N> {
             };
         }
         #[cfg(target_arch = "x86_64")]
-        let (score, best) = if othello::bitboard::has_x86_64_v3() {
-            // SAFETY: the CPU supports every feature the v3 kernels are compiled for (checked).
-            unsafe { v3::root::<N>(&mut ctx, player, opponent, alpha, beta) }
-        } else {
-            portable::root::<N>(&mut ctx, player, opponent, alpha, beta)
-        };
+        let (score, best) =
+            if self.kernel == Kernel::Dispatched && othello::bitboard::has_x86_64_v3() {
+                // SAFETY: the CPU supports every feature the v3 kernels are compiled for (checked).
+                unsafe { v3::root::<N>(&mut ctx, player, opponent, alpha, beta) }
+            } else {
+                portable::root::<N>(&mut ctx, player, opponent, alpha, beta)
+            };
         #[cfg(not(target_arch = "x86_64"))]
         let (score, best) = portable::root::<N>(&mut ctx, player, opponent, alpha, beta);
         let nodes = ctx.nodes;

@@ -1,8 +1,6 @@
 //! The endgame solver against outside truth (the FFO suite's exact scores) and against its slow
 //! twin (plain negamax through the `Game` trait).
 
-use std::path::PathBuf;
-
 use game::{Game, Symmetry};
 use othello::{Move, Othello, Othello6, Othello8};
 use othello_engine::Solver;
@@ -16,40 +14,18 @@ struct Ffo {
     scores: Vec<(Move, i32)>,
 }
 
+/// The suite bundled with the crate (copied from the FFO `.obf` files; its scores are the
+/// published exact ones).
 fn ffo() -> Vec<Ffo> {
-    let root = std::env::var_os("STONELAB_SHARED").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        PathBuf::from,
-    );
-    let mut out = Vec::new();
-    for (file, first) in [
-        ("fforum-1-19.obf", 1),
-        ("fforum-20-39.obf", 20),
-        ("fforum-40-59.obf", 40),
-    ] {
-        let path = root.join("data/othello/ffo").join(file);
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
-            let mut parts = line.split(';');
-            let pos: Othello8 = parts.next().unwrap().trim().parse().unwrap();
-            let scores = parts
-                .filter_map(|m| m.split_once(':'))
-                .map(|(mv, score)| {
-                    (
-                        mv.trim().parse::<Move>().unwrap(),
-                        score.trim().parse::<i32>().unwrap(),
-                    )
-                })
-                .collect();
-            out.push(Ffo {
-                number: first + i,
-                pos,
-                scores,
-            });
-        }
-    }
-    out
+    othello_engine::obf::ffo_suite()
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| Ffo {
+            number: i + 1,
+            pos: p.pos,
+            scores: p.scores,
+        })
+        .collect()
 }
 
 fn check_ffo(range: std::ops::RangeInclusive<usize>) {

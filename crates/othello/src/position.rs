@@ -426,6 +426,32 @@ impl<const N: usize> Game for Othello<N> {
         Self::new()
     }
 
+    fn stone_at(&self, index: usize) -> Option<Color> {
+        if index >= N * N {
+            return None;
+        }
+        let bit = Square::new(index / N, index % N)?.bit();
+        if self.discs(Color::Black) & bit != 0 {
+            Some(Color::Black)
+        } else if self.discs(Color::White) & bit != 0 {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+
+    fn counts(&self) -> (u32, u32) {
+        (self.count(Color::Black), self.count(Color::White))
+    }
+
+    fn pass() -> Option<Move> {
+        Some(Move::Pass)
+    }
+
+    fn forced_pass(&self) -> Option<Move> {
+        self.must_pass().then_some(Move::Pass)
+    }
+
     fn side_to_move(&self) -> Color {
         self.side
     }

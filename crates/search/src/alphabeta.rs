@@ -1,5 +1,6 @@
 //! Negamax alpha-beta with iterative deepening, a transposition table and move ordering (the
-//! table's move first, then by the evaluator's opinion of each child), for any game.
+//! table's move first, then by the evaluator's opinion of each child), for any game. Children
+//! to order, and the leaves of nodes one ply above the horizon, reach the evaluator as batches.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,6 +20,10 @@ pub struct AlphaBetaConfig {
     pub nodes: Option<u64>,
     /// The transposition table holds `2^tt_bits` entries.
     pub tt_bits: u32,
+    /// Evaluate all leaves of a node one ply above the horizon in one batch (`None`: when the
+    /// evaluator [prefers batches](crate::Evaluator::prefers_batches)). The search, its score,
+    /// move and node count are the same either way; only the evaluator's calls differ.
+    pub batch_leaves: Option<bool>,
 }
 
 impl Default for AlphaBetaConfig {
@@ -28,6 +33,7 @@ impl Default for AlphaBetaConfig {
             time: None,
             nodes: None,
             tt_bits: 18,
+            batch_leaves: None,
         }
     }
 }
@@ -70,6 +76,8 @@ pub struct AlphaBeta<G: Game> {
     aborted: bool,
     /// Set when the current subtree used a depth-limited evaluation.
     horizon: bool,
+    /// Whether leaves go to the evaluator in batches.
+    batch_leaves: bool,
 }
 
 impl<G: Game> AlphaBeta<G> {
@@ -77,7 +85,11 @@ impl<G: Game> AlphaBeta<G> {
     #[must_use]
     pub fn new(eval: Arc<dyn Evaluator<G>>, config: AlphaBetaConfig) -> Self {
         let size = 1usize << config.tt_bits.min(28);
+        let batch_leaves = config
+            .batch_leaves
+            .unwrap_or_else(|| eval.prefers_batches());
         AlphaBeta {
+            batch_leaves,
             config,
             eval,
             table: vec![Entry::default(); size],
@@ -98,18 +110,32 @@ impl<G: Game> AlphaBeta<G> {
             || (self.nodes & 255 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d))
     }
 
+    /// Static scores of `children` from their side to move's point of view: finished games
+    /// by their result, the rest in one evaluator batch.
+    fn child_scores(&self, children: &[G]) -> Vec<i32> {
+        let terminal: Vec<Option<i32>> = children.iter().map(terminal_score).collect();
+        let open: Vec<G> = children
+            .iter()
+            .zip(&terminal)
+            .filter(|(_, t)| t.is_none())
+            .map(|(c, _)| c.clone())
+            .collect();
+        let mut values = self.eval.evaluate_batch(&open).into_iter();
+        terminal
+            .into_iter()
+            .map(|t| t.unwrap_or_else(|| values.next().unwrap_or(0)))
+            .collect()
+    }
+
     /// Moves ordered best first: the table's move, then by the evaluator.
     fn ordered(&self, pos: &G, depth: u32, tt_move: u16) -> Vec<G::Move> {
         let mut moves = pos.legal_moves();
         if depth >= 2 && moves.len() > 1 {
-            let mut keyed: Vec<(i32, G::Move)> = moves
-                .iter()
-                .map(|&mv| {
-                    let child = pos.play_unchecked(mv);
-                    let score =
-                        terminal_score(&child).unwrap_or_else(|| self.eval.evaluate(&child));
-                    (score, mv)
-                })
+            let children: Vec<G> = moves.iter().map(|&mv| pos.play_unchecked(mv)).collect();
+            let mut keyed: Vec<(i32, G::Move)> = self
+                .child_scores(&children)
+                .into_iter()
+                .zip(moves)
                 .collect();
             keyed.sort_by_key(|&(score, _)| score);
             moves = keyed.into_iter().map(|(_, mv)| mv).collect();
@@ -126,7 +152,20 @@ impl<G: Game> AlphaBeta<G> {
         moves
     }
 
-    fn negamax(&mut self, pos: &G, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
+    fn negamax(&mut self, pos: &G, depth: u32, alpha: i32, beta: i32) -> i32 {
+        self.search(pos, depth, alpha, beta, None)
+    }
+
+    /// Negamax of `pos`; `leaf` is its static value when the caller evaluated it in a batch
+    /// (depth 0 only).
+    fn search(
+        &mut self,
+        pos: &G,
+        depth: u32,
+        mut alpha: i32,
+        mut beta: i32,
+        leaf: Option<i32>,
+    ) -> i32 {
         self.nodes += 1;
         if self.out_of_budget() {
             self.aborted = true;
@@ -139,7 +178,7 @@ impl<G: Game> AlphaBeta<G> {
         }
         if depth == 0 {
             self.horizon = true;
-            return self.eval.evaluate(pos);
+            return leaf.unwrap_or_else(|| self.eval.evaluate(pos));
         }
         let key = pos.hash_key();
         let slot = self.slot(key);
@@ -166,8 +205,19 @@ impl<G: Game> AlphaBeta<G> {
         let original_alpha = alpha;
         let mut best = -INF;
         let mut best_move = NO_MOVE;
-        for mv in self.ordered(pos, depth, tt_move) {
-            let score = -self.negamax(&pos.play_unchecked(mv), depth - 1, -beta, -alpha);
+        let moves = self.ordered(pos, depth, tt_move);
+        // One ply above the horizon: every leaf in one batch (the same values, fewer calls).
+        let leaves: Vec<G> = if depth == 1 && self.batch_leaves {
+            moves.iter().map(|&mv| pos.play_unchecked(mv)).collect()
+        } else {
+            Vec::new()
+        };
+        let leaf_scores = self.child_scores(&leaves);
+        for (k, mv) in moves.into_iter().enumerate() {
+            let score = match leaves.get(k) {
+                Some(child) => -self.search(child, 0, -beta, -alpha, leaf_scores.get(k).copied()),
+                None => -self.negamax(&pos.play_unchecked(mv), depth - 1, -beta, -alpha),
+            };
             if self.aborted {
                 return 0;
             }
@@ -286,8 +336,19 @@ impl<G: Game> Agent<G> for AlphaBeta<G> {
                 let mv = ordered.remove(i);
                 ordered.insert(0, mv);
             }
-            for mv in ordered {
-                let score = -self.negamax(&pos.play_unchecked(mv), depth - 1, -beta, -alpha);
+            let leaves: Vec<G> = if depth == 1 && self.batch_leaves {
+                ordered.iter().map(|&mv| pos.play_unchecked(mv)).collect()
+            } else {
+                Vec::new()
+            };
+            let leaf_scores = self.child_scores(&leaves);
+            for (k, mv) in ordered.into_iter().enumerate() {
+                let score = match leaves.get(k) {
+                    Some(child) => {
+                        -self.search(child, 0, -beta, -alpha, leaf_scores.get(k).copied())
+                    }
+                    None => -self.negamax(&pos.play_unchecked(mv), depth - 1, -beta, -alpha),
+                };
                 if self.aborted {
                     break;
                 }

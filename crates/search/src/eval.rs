@@ -1,5 +1,5 @@
-//! Static evaluation: the [`Evaluator`] trait search takes a heuristic (or, later, a network)
-//! through, and the scoring of finished games.
+//! Static evaluation: the [`Evaluator`] trait search takes a heuristic or a network through
+//! (one position or a batch at a time), and the scoring of finished games.
 
 use game::Game;
 
@@ -23,9 +23,28 @@ pub fn terminal_score<G: Game>(pos: &G) -> Option<i32> {
 /// A static evaluation of unfinished positions, from the side to move's point of view, in
 /// units the evaluator chooses (Othello's heuristic uses 100 per disc). Implementations must
 /// stay strictly inside `(-WIN, WIN)`.
+///
+/// Search hands positions over in batches where it can ([`evaluate_batch`](Self::evaluate_batch):
+/// alpha-beta gives all children of a node it orders, and all leaves of a node one ply above the
+/// horizon when [`prefers_batches`](Self::prefers_batches) says so), so an evaluator backed by a
+/// network runs one forward pass per batch. The batch must give exactly what one-by-one
+/// evaluation gives.
 pub trait Evaluator<G: Game>: Send + Sync {
     /// The value of `pos` for the side to move.
     fn evaluate(&self, pos: &G) -> i32;
+
+    /// The values of `positions` (none of them finished), in order. The default loops over
+    /// [`evaluate`](Self::evaluate).
+    fn evaluate_batch(&self, positions: &[G]) -> Vec<i32> {
+        positions.iter().map(|p| self.evaluate(p)).collect()
+    }
+
+    /// Whether evaluating a batch costs much less than evaluating its positions one by one (a
+    /// network: yes; a hand-written heuristic: no). Alpha-beta then evaluates every leaf of a
+    /// node at once, including leaves a cutoff would have skipped.
+    fn prefers_batches(&self) -> bool {
+        false
+    }
 }
 
 /// Scores every position 0: alpha-beta then only sees proven results.

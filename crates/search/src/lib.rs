@@ -1,7 +1,9 @@
 //! Game-generic agents: the [`Agent`] trait every player implements, spec strings
 //! (`alphabeta:depth=6`) and the [`Registry`] that builds agents from them, and the classical
 //! agents — [`RandomAgent`], [`GreedyAgent`], [`AlphaBeta`] and [`Mcts`] — that work on any
-//! [`game::Game`] given an [`Evaluator`].
+//! [`game::Game`] given an [`Evaluator`]; the network-facing interfaces — batched
+//! [`Evaluator::evaluate_batch`], [`PolicyValue`] — and the multi-game [`driver`] that gathers
+//! positions from many games into one batch per step.
 //!
 //! ```
 //! use game::Game;
@@ -17,23 +19,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod agent;
 mod alphabeta;
+mod checksum;
 mod dp;
+pub mod driver;
 mod eval;
 mod mcts;
+mod policy;
 mod registry;
 mod simple;
 mod spec;
 
 pub use agent::{Agent, AgentError, Budget, Decision};
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig};
+pub use checksum::NodeChecksum;
 pub use dp::{
     DpAgent, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable,
 };
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout};
+pub use policy::{masked_softmax, PolicyValue, PriorsValue, UniformPolicy};
 pub use registry::{AgentBuilder, AgentInfo, Registry};
 pub use simple::{GreedyAgent, RandomAgent};
 pub use spec::{parse_duration, Spec, SpecError};

@@ -83,6 +83,7 @@ impl<G: Game> Registry<G> {
                     time: spec.duration("time")?,
                     nodes: spec.positive("nodes")?,
                     tt_bits: spec.get::<u32>("tt")?.unwrap_or(18).clamp(4, 24),
+                    ..AlphaBetaConfig::default()
                 };
                 Ok(Box::new(AlphaBeta::new(Arc::clone(&ab_eval), config)))
             }),

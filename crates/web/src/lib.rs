@@ -2,6 +2,7 @@
 //! game of the [`Catalog`], and the embedded HTML/JS/CSS user interface (no build step, works
 //! offline). The API is described in `API.md`.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod catalog;
 mod error;

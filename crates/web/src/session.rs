@@ -266,7 +266,7 @@ impl<G: WebGame> Session for GameSession<G> {
             "players": {"black": self.players[0], "white": self.players[1]},
             "human_to_move": !over && is_human(&self.players[side.index()]),
             "legal": legal,
-            "must_pass": pos.must_pass(),
+            "must_pass": pos.forced_pass().is_some(),
             "last": last,
             "flipped": flipped,
             "winning_line": pos.winning_line(),

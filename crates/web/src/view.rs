@@ -39,14 +39,6 @@ pub trait WebGame: Game {
     fn ranks() -> Vec<String>;
     /// The stone on each point in display order: `X`, `O` or `-`.
     fn cells(&self) -> String;
-    /// Discs or stones per colour.
-    fn counts(&self) -> (u32, u32);
-    /// Whether the move is a pass.
-    fn is_pass(mv: Self::Move) -> bool;
-    /// Whether the side to move must pass.
-    fn must_pass(&self) -> bool {
-        false
-    }
     /// Display indices whose stones `mv` (played in `before`) turned over.
     fn flipped(_before: &Self, _mv: Self::Move) -> Vec<usize> {
         Vec::new()
@@ -114,18 +106,6 @@ impl<const N: usize> WebGame for Othello<N> {
             }
         }
         out
-    }
-
-    fn counts(&self) -> (u32, u32) {
-        (self.count(Color::Black), self.count(Color::White))
-    }
-
-    fn is_pass(mv: Move) -> bool {
-        mv == Move::Pass
-    }
-
-    fn must_pass(&self) -> bool {
-        Othello::must_pass(self)
     }
 
     fn flipped(before: &Self, mv: Move) -> Vec<usize> {
@@ -297,14 +277,6 @@ impl<V: Variant> WebGame for Gomoku<V> {
             }
         }
         out
-    }
-
-    fn counts(&self) -> (u32, u32) {
-        self.board().counts()
-    }
-
-    fn is_pass(_mv: Point) -> bool {
-        false
     }
 
     fn winning_line(&self) -> Vec<usize> {
