@@ -127,6 +127,18 @@ impl<G: Game> AlphaBeta<G> {
             .collect()
     }
 
+    /// One ply above the horizon with batched leaves: the children of `moves` and their static
+    /// scores from one batch (the same values one-by-one evaluation gives, in fewer calls);
+    /// otherwise nothing.
+    fn leaf_batch(&self, pos: &G, moves: &[G::Move], depth: u32) -> (Vec<G>, Vec<i32>) {
+        if depth != 1 || !self.batch_leaves {
+            return (Vec::new(), Vec::new());
+        }
+        let leaves: Vec<G> = moves.iter().map(|&mv| pos.play_unchecked(mv)).collect();
+        let scores = self.child_scores(&leaves);
+        (leaves, scores)
+    }
+
     /// Moves ordered best first: the table's move, then by the evaluator.
     fn ordered(&self, pos: &G, depth: u32, tt_move: u16) -> Vec<G::Move> {
         let mut moves = pos.legal_moves();
@@ -206,13 +218,7 @@ impl<G: Game> AlphaBeta<G> {
         let mut best = -INF;
         let mut best_move = NO_MOVE;
         let moves = self.ordered(pos, depth, tt_move);
-        // One ply above the horizon: every leaf in one batch (the same values, fewer calls).
-        let leaves: Vec<G> = if depth == 1 && self.batch_leaves {
-            moves.iter().map(|&mv| pos.play_unchecked(mv)).collect()
-        } else {
-            Vec::new()
-        };
-        let leaf_scores = self.child_scores(&leaves);
+        let (leaves, leaf_scores) = self.leaf_batch(pos, &moves, depth);
         for (k, mv) in moves.into_iter().enumerate() {
             let score = match leaves.get(k) {
                 Some(child) => -self.search(child, 0, -beta, -alpha, leaf_scores.get(k).copied()),
@@ -336,12 +342,7 @@ impl<G: Game> Agent<G> for AlphaBeta<G> {
                 let mv = ordered.remove(i);
                 ordered.insert(0, mv);
             }
-            let leaves: Vec<G> = if depth == 1 && self.batch_leaves {
-                ordered.iter().map(|&mv| pos.play_unchecked(mv)).collect()
-            } else {
-                Vec::new()
-            };
-            let leaf_scores = self.child_scores(&leaves);
+            let (leaves, leaf_scores) = self.leaf_batch(pos, &ordered, depth);
             for (k, mv) in ordered.into_iter().enumerate() {
                 let score = match leaves.get(k) {
                     Some(child) => {
