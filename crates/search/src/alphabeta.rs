@@ -114,6 +114,10 @@ impl<G: Game> AlphaBeta<G> {
     /// by their result, the rest in one evaluator batch.
     fn child_scores(&self, children: &[G]) -> Vec<i32> {
         let terminal: Vec<Option<i32>> = children.iter().map(terminal_score).collect();
+        if terminal.iter().all(Option::is_none) {
+            // The common case: no copies of the children.
+            return self.eval.evaluate_batch(children);
+        }
         let open: Vec<G> = children
             .iter()
             .zip(&terminal)
