@@ -17,6 +17,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::RngExt;
 
 use crate::games::{with_game, CliGame, GameId};
+use catalog::CatalogGame;
 
 /// Games per pair when `--games` is not given.
 const DEFAULT_GAMES: usize = 100;
@@ -90,7 +91,7 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
     with_game!(args.game, G => run_game::<G>(args, seed))
 }
 
-fn run_game<G: CliGame>(args: &ArenaArgs, seed: u64) -> Result<()> {
+fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()> {
     let sprt = args
         .sprt
         .as_deref()
@@ -204,7 +205,7 @@ fn run_game<G: CliGame>(args: &ArenaArgs, seed: u64) -> Result<()> {
 }
 
 /// The openings to play and where they come from.
-fn openings<G: CliGame>(
+fn openings<G: CliGame + CatalogGame>(
     args: &ArenaArgs,
     seed: u64,
     needed: usize,

@@ -1,13 +1,10 @@
-//! [`CliGame`] for Othello and Gomoku: agents, arena openings and terminal boards.
+//! [`CliGame`] for Othello and Gomoku: terminal boards, status lines and results.
 
 use anstyle::{AnsiColor, Color as Paint, Style};
-use arena::Opening;
 use game::{Color, Game};
 use gomoku::{Gomoku, Point, Variant};
 use othello::{Move, Othello, Square};
-use search::Registry;
 
-use crate::agents::{gomoku_registry, othello_registry};
 use crate::games::CliGame;
 
 fn paint(color: bool, style: Style, text: &str) -> String {
@@ -23,10 +20,6 @@ fn frame() -> Style {
 }
 
 impl<const N: usize> CliGame for Othello<N> {
-    fn registry() -> Registry<Self> {
-        othello_registry::<N>()
-    }
-
     fn render(&self, _last: Option<Move>, color: bool) -> String {
         let frame = frame();
         let cell = Style::new().bg_color(Some(Paint::Ansi(AnsiColor::Green)));
@@ -126,19 +119,6 @@ impl<const N: usize> CliGame for Othello<N> {
 }
 
 impl<V: Variant> CliGame for Gomoku<V> {
-    fn registry() -> Registry<Self> {
-        gomoku_registry::<V>()
-    }
-
-    fn default_openings(count: usize, seed: u64) -> Option<(Vec<Opening<Self>>, String)> {
-        let lines = gomoku_engine::openings::random_openings::<V>(count, seed);
-        let list: Vec<Opening<Self>> = lines
-            .iter()
-            .filter_map(|moves| Opening::from_moves(moves).ok())
-            .collect();
-        (!list.is_empty()).then(|| (list, "random, 2-4 stones near the centre".to_string()))
-    }
-
     fn render(&self, last: Option<Point>, color: bool) -> String {
         let n = V::SIZE;
         let frame = frame();

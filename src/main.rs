@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod agents;
 mod arena_cmd;
 mod bench_cmd;
 mod cli_games;
@@ -73,7 +72,7 @@ fn main() -> ExitCode {
         Some(Command::Nboard(args)) => nboard_cmd::run(&args),
         Some(Command::Gomocup(args)) => gomocup_cmd::run(&args),
         Some(Command::Agents { game }) => {
-            println!("{}", agents::help(game));
+            println!("{}", catalog::help(game));
             Ok(())
         }
         None => serve_cmd::run(&serve_cmd::ServeArgs::default()),

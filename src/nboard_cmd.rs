@@ -4,10 +4,10 @@
 use std::io;
 
 use anyhow::{Context, Result};
+use catalog::CatalogGame;
 use clap::Args;
+use othello::Othello8;
 use protocol::NboardEngine;
-
-use crate::agents::othello_registry;
 
 /// Options of `stonelab nboard`.
 #[derive(Args, Debug)]
@@ -23,7 +23,7 @@ pub struct NboardArgs {
 
 /// Serves one NBoard session until `quit` or the end of input.
 pub fn run(args: &NboardArgs) -> Result<()> {
-    let agent = othello_registry::<8>()
+    let agent = Othello8::registry()
         .build(&args.agent, args.seed)
         .map_err(|e| anyhow::anyhow!("{e}\n(`stonelab agents` lists the agents)"))?;
     let spec_name = args.agent.split(':').next().unwrap_or("agent").trim();

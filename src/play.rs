@@ -9,6 +9,7 @@ use rand::RngExt;
 use search::{Agent, Budget};
 
 use crate::games::{with_game, CliGame, GameId};
+use catalog::CatalogGame;
 
 /// When to colour the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Default)]
@@ -68,7 +69,7 @@ pub fn run(args: &PlayArgs) -> Result<()> {
     with_game!(args.game, G => play_game::<G>(args, seed, color))
 }
 
-fn play_game<G: CliGame>(args: &PlayArgs, seed: u64, color: bool) -> Result<()> {
+fn play_game<G: CliGame + CatalogGame>(args: &PlayArgs, seed: u64, color: bool) -> Result<()> {
     let registry = G::registry();
     let player = |spec: &str, seed: u64| -> Result<Player<G>> {
         if spec.trim().eq_ignore_ascii_case("human") {
@@ -162,7 +163,7 @@ fn list<M: ToString>(moves: &[M]) -> String {
 }
 
 /// The legal moves in words: every one for short lists, else how many and an example.
-fn legal_text<G: CliGame>(legal: &[G::Move]) -> String {
+fn legal_text<G: CliGame + CatalogGame>(legal: &[G::Move]) -> String {
     if G::list_moves_in_prompt() {
         return list(legal);
     }
@@ -175,7 +176,7 @@ fn legal_text<G: CliGame>(legal: &[G::Move]) -> String {
     format!("{} legal points, e.g. {example}", legal.len())
 }
 
-impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {
+impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
     fn is_human(&self, side: Color) -> bool {
         self.players[side.index()].is_human()
     }
@@ -207,10 +208,14 @@ impl<G: CliGame, R: BufRead, W: Write> Session<G, R, W> {
                 let next = pos
                     .play(mv)
                     .map_err(|e| anyhow::anyhow!("{side} ({name}) chose an illegal move: {e}"))?;
+                // The agent's score with its unit (discs, its own units, an expected result).
+                let eval = decision
+                    .value()
+                    .map_or_else(String::new, |s| format!(" (eval {s})"));
                 let text = if G::is_pass(mv) {
                     format!("{side} ({name}) has no legal move and passes.")
                 } else {
-                    format!("{side} ({name}) plays {mv}.")
+                    format!("{side} ({name}) plays {mv}{eval}.")
                 };
                 writeln!(self.out, "{text}")?;
                 self.record(&mut positions, &mut moves, mv, next);

@@ -5,10 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use gomoku::presets;
 use web::{Catalog, ServerConfig};
-
-use crate::agents::{gomoku_registry, othello_registry};
 
 /// Options of `stonelab serve`.
 #[derive(Args, Debug, Clone)]
@@ -34,62 +31,10 @@ impl Default for ServeArgs {
     }
 }
 
-/// The registry without agents that start external programs: a web page must never be able to
-/// run a command on this machine.
-fn local_only<G: game::Game>(mut registry: search::Registry<G>) -> search::Registry<G> {
-    registry.remove("nboard-engine");
-    registry.remove("gomocup-engine");
-    registry
-}
-
-/// Every game of the app with its agents, default opponent and hint agent.
+/// Every game of the app (the catalog's, in menu order) with its local agents, default
+/// opponent and hint agent, and the bundled models.
 pub fn catalog() -> Catalog {
-    // The hint searches as deep as its time allows, then solves the last 18 empties exactly.
-    let othello_hint = "solver:depth=64,time=2s";
-    Catalog::new()
-        .with(
-            "Othello 8x8",
-            local_only(othello_registry::<8>()),
-            "alphabeta:time=1s",
-            othello_hint,
-        )
-        .with(
-            "Othello 6x6",
-            local_only(othello_registry::<6>()),
-            "alphabeta:time=1s",
-            othello_hint,
-        )
-        .with(
-            "Othello 4x4",
-            local_only(othello_registry::<4>()),
-            "dp",
-            "dp",
-        )
-        .with(
-            "Gomoku 15x15 (freestyle)",
-            local_only(gomoku_registry::<presets::Freestyle15>()),
-            "gomoku:time=1s",
-            "gomoku:time=2s",
-        )
-        .with(
-            "Omok 19x19 (freestyle)",
-            local_only(gomoku_registry::<presets::Freestyle19>()),
-            "gomoku:time=1s",
-            "gomoku:time=2s",
-        )
-        .with(
-            "Gomoku 15x15 (exactly five)",
-            local_only(gomoku_registry::<presets::Standard15>()),
-            "gomoku:time=1s",
-            "gomoku:time=2s",
-        )
-        .with(
-            "Renju 15x15",
-            local_only(gomoku_registry::<presets::Renju15>()),
-            "gomoku:time=1s",
-            "gomoku:time=2s",
-        )
-        .with_models(models(Path::new("models")))
+    Catalog::standard().with_models(models(Path::new("models")))
 }
 
 /// The trained models in `dir` (`*.safetensors`), as the paths `dqn:model=` / `q-mlp:model=` take.

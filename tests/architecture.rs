@@ -12,13 +12,16 @@ fn layer(name: &str) -> Option<u32> {
         // The engines layer: generic search, then the game-specific engines built on it.
         "stonelab-search" => 2,
         "stonelab-othello-engine" | "stonelab-gomoku-engine" => 3,
-        // The learning layer: the environment, then the learners built on it.
-        "stonelab-env" => 4,
+        // The learning layer: the environment and the match runner (generic, no NN library),
+        // then the learners built on them (trainers evaluate through the arena).
+        "stonelab-env" | "stonelab-arena" => 4,
         "stonelab-learn" => 5,
-        "stonelab-arena" | "stonelab-protocol" => 6,
-        "stonelab-web" | "stonelab-py" => 7,
+        "stonelab-protocol" => 6,
+        // The services layer: the catalog of games and agents, then the front ends on it.
+        "stonelab-catalog" => 7,
+        "stonelab-web" | "stonelab-py" => 8,
         // The binary is on top of the apps: it serves the web app.
-        "stonelab" => 8,
+        "stonelab" => 9,
         _ => return None,
     })
 }

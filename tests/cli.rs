@@ -58,6 +58,8 @@ fn human_input_is_checked_and_bad_entries_change_nothing() {
     assert!(out.contains("You cannot pass"), "{out}");
     assert!(out.contains("Legal moves: d3 c4 f5 e6. Commands:"), "{out}");
     assert!(out.contains("white (greedy) plays"), "{out}");
+    // Greedy scores in discs: after d3 and its reply the discs are level.
+    assert!(out.contains("(eval +0.00)."), "{out}");
     assert!(out.contains("Nothing to undo."), "{out}");
     // After undoing d3 and the reply, f5 is the only move in the transcript.
     assert!(out.contains("Quit. Transcript so far: f5"), "{out}");

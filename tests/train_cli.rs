@@ -175,13 +175,24 @@ fn a_run_killed_with_sigkill_resumes_without_corrupt_files() {
     std::thread::sleep(Duration::from_millis(150));
     child.kill().expect("SIGKILL");
     let _ = child.wait();
+    // Continue to two checkpoints past the newest complete one (the child may have got far).
+    let newest = std::fs::read_dir(dir.join("checkpoints"))
+        .expect("checkpoints")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("ep-")?.parse::<usize>().ok()
+        })
+        .max()
+        .expect("a complete checkpoint survives the kill");
+    let total = newest + 16;
     let (ok, text, err) = {
-        let mut resume = tiny("dqn", &dir, "120");
+        let mut resume = tiny("dqn", &dir, &total.to_string());
         resume.push("--resume".into());
         run(&resume)
     };
     assert!(ok, "{err}");
-    assert!(text.contains("120 episodes"), "{text}");
+    assert!(text.contains(&format!("{total} episodes")), "{text}");
     let rows = log_rows(&dir);
     let episodes: Vec<usize> = rows
         .iter()
@@ -194,7 +205,7 @@ fn a_run_killed_with_sigkill_resumes_without_corrupt_files() {
         .collect();
     assert_eq!(
         episodes,
-        (1..=120).collect::<Vec<_>>(),
+        (1..=total).collect::<Vec<_>>(),
         "one row per episode, in order"
     );
     let spec = format!(
@@ -293,4 +304,65 @@ fn the_bundled_8x8_dqn_loads_and_beats_random() {
         .and_then(|w| w.parse().ok())
         .expect("W-D-L");
     assert!(wins >= 30, "{line}");
+}
+
+#[test]
+fn gomoku_models_train_and_play_their_game_only() {
+    let g = run_dir("train-gomoku9");
+    let mut args = tiny("dqn", &g, "16");
+    if let Some(i) = args.iter().position(|a| a == "othello4") {
+        args[i] = "gomoku9".into();
+    }
+    let (ok, text, err) = run(&args);
+    assert!(ok, "{err}");
+    assert!(text.contains("dqn on gomoku9: 16 episodes"), "{text}");
+    let q = run_dir("train-gomoku9-qmlp");
+    let mut args = tiny("q-mlp", &q, "10");
+    if let Some(i) = args.iter().position(|a| a == "othello4") {
+        args[i] = "gomoku9".into();
+    }
+    let (ok, _, err) = run(&args);
+    assert!(ok, "{err}");
+    let dqn = format!(
+        "dqn:model={}",
+        g.join("checkpoints/last.safetensors").display()
+    );
+    let mlp = format!(
+        "q-mlp:model={}",
+        q.join("checkpoints/last.safetensors").display()
+    );
+    let (ok, text, err) = stonelab(
+        &[
+            "arena", "--game", "gomoku9", "--games", "2", "--agents", &dqn, &mlp, "random",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(text.contains("Standings"), "{text}");
+    // As a Gomocup brain on a 9x9 board: it answers a move on the board.
+    let script = "START 9\nBEGIN\nEND\n";
+    let (ok, out, err) = stonelab(&["gomocup", "--agent", &dqn], script);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("MESSAGE")).collect();
+    assert_eq!(lines[0], "OK", "{out}");
+    let mv: Vec<u32> = lines[1]
+        .split(',')
+        .map(|v| v.trim().parse().expect("x,y"))
+        .collect();
+    assert!(mv.len() == 2 && mv[0] < 9 && mv[1] < 9, "{out}");
+    // On another board it is refused, naming the game it plays.
+    let (ok, _, err) = stonelab(
+        &[
+            "arena", "--game", "gomoku15", "--games", "2", "--agents", &dqn, "random",
+        ],
+        "",
+    );
+    assert!(!ok && err.contains("plays gomoku9"), "{err}");
+    let (ok, _, err) = stonelab(
+        &[
+            "arena", "--game", "othello8", "--games", "2", "--agents", &mlp, "random",
+        ],
+        "",
+    );
+    assert!(!ok && err.contains("plays gomoku9"), "{err}");
 }

@@ -1,5 +1,7 @@
 //! Matches between agents: round robins and SPRT matches from balanced openings, on worker
-//! threads, with Elo ratings by maximum likelihood and their confidence intervals.
+//! threads, with Elo ratings by maximum likelihood and their confidence intervals; and
+//! evaluation matches of one (possibly batched, network) player against fresh opponents on the
+//! multi-game driver ([`versus`]), which the trainers use.
 //!
 //! The arena is generic over [`game::Game`] and gets its agents from a factory — any
 //! `Fn(&str /* spec */, u64 /* seed */) -> Result<Box<dyn search::Agent<G>>, SpecError>`,
@@ -37,6 +39,7 @@ mod opening;
 mod report;
 mod run;
 mod sprt;
+mod versus;
 
 pub use duel::{default_max_plies, play_game, Ending, Played, Side};
 pub use elo::{Anchor, EloOptions, PairScore, Ratings};
@@ -50,3 +53,4 @@ pub use run::{
     default_threads, derive_seed, round_robin, sprt_match, Progress, Settings, MAX_THREADS,
 };
 pub use sprt::{Sprt, SprtDecision, SprtStatus};
+pub use versus::{versus, ColourWdl, VersusSettings};

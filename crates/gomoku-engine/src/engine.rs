@@ -228,6 +228,8 @@ impl GomokuEngine {
                 pv: pv.into_iter().filter_map(point_of).collect(),
                 depth: Some(depth),
                 nodes,
+                // Pattern scores; a forced win is `WIN - plies` (read as proven).
+                scale: search::ScoreScale::Engine,
             }
         };
         if state.stones() == 0 {

@@ -468,6 +468,7 @@ impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
                 pv,
                 depth: (!self.aborted).then_some(depth),
                 nodes: self.nodes,
+                scale: search::ScoreScale::Engine,
             },
             None => Decision {
                 nodes: self.nodes,

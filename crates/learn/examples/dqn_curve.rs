@@ -46,7 +46,12 @@ fn run<const N: usize>(episodes: usize, arch: QNetArch) {
         }
         let last = stats.last().map_or(0, |s| s.episode);
         if last % every < stats.len() || trainer.episode >= episodes {
-            let rec = evaluate(&mut trainer.learner, &random, 200, 77).expect("eval");
+            let rec = evaluate(
+                &mut trainer.learner,
+                &random,
+                &arena::VersusSettings::new(200, 77),
+            )
+            .expect("eval");
             println!(
                 "episode {last:6} {:7.1}s grad steps {:6} replay {:6} train wins {:.2} eps {:.2} loss {:?} | greedy vs random {:.3}",
                 start.elapsed().as_secs_f64(),

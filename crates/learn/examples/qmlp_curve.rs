@@ -17,7 +17,10 @@ fn main() {
     });
     let started = std::time::Instant::now();
     println!("epoch,epsilon,train_wins_of_10,loss,greedy_win_rate_vs_random");
-    println!("0,,,,{:.3}", trainer.evaluate(200));
+    println!(
+        "0,,,,{:.3}",
+        trainer.evaluate(200, 5).map_or(f64::NAN, |r| r.win_rate())
+    );
     let mut window = 0;
     for e in 1..=epochs {
         let s = trainer.epoch();
@@ -28,7 +31,7 @@ fn main() {
                 s.epsilon,
                 window as f64 / 20.0,
                 s.loss,
-                trainer.evaluate(200)
+                trainer.evaluate(200, 5).map_or(f64::NAN, |r| r.win_rate())
             );
             window = 0;
         }

@@ -7,12 +7,8 @@ use std::path::{Path, PathBuf};
 
 use burn::module::Module;
 use burn::store::{ModuleSnapshot, SafetensorsStore};
-use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-
-use crate::qmlp::QMlpNet;
-use crate::resnet::{QNet, QNetArch};
 
 /// The card format written by this version.
 pub const CARD_FORMAT: &str = "stonelab-model/1";
@@ -28,9 +24,10 @@ pub struct Card {
     pub game: String,
     /// Board side.
     pub board_size: usize,
-    /// The Q-network (`dqn`); absent for `q-mlp`, whose shape is fixed.
+    /// The network's architecture, as its model module writes it (`dqn`: a
+    /// [`QNetArch`](crate::QNetArch)); absent where the shape is fixed (`q-mlp`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub arch: Option<QNetArch>,
+    pub arch: Option<serde_json::Value>,
     /// The training settings.
     pub config: serde_json::Value,
     /// Training episodes behind these weights.
@@ -146,7 +143,24 @@ pub fn weights_bytes<M: Module>(module: &M) -> Result<Vec<u8>, ModelError> {
 /// # Errors
 /// [`ModelError::Weights`] naming what did not fit.
 pub fn load_weights<M: Module>(module: &mut M, bytes: Vec<u8>) -> Result<(), ModelError> {
+    load_weights_renamed(module, bytes, &[])
+}
+
+/// [`load_weights`] for files that may name tensors as an older version of the module did:
+/// each `(pattern, replacement)` renames the matching names (a regex and its replacement)
+/// before loading.
+///
+/// # Errors
+/// [`ModelError::Weights`] naming what did not fit.
+pub fn load_weights_renamed<M: Module>(
+    module: &mut M,
+    bytes: Vec<u8>,
+    renames: &[(&str, &str)],
+) -> Result<(), ModelError> {
     let mut store = SafetensorsStore::from_bytes(Some(bytes));
+    for (from, to) in renames {
+        store = store.with_key_remapping(from, *to);
+    }
     let result = module
         .load_from(&mut store)
         .map_err(|e| ModelError::Weights(e.to_string()))?;
@@ -212,7 +226,16 @@ pub fn read_model(path: &Path) -> Result<(Card, Vec<u8>), ModelError> {
     Ok((card, bytes))
 }
 
-fn check_card(card: &Card, algo: &str, game: &str, board_size: usize) -> Result<(), ModelError> {
+/// Checks that `card` is a model of `algo` for `game` (board side `board_size`).
+///
+/// # Errors
+/// [`ModelError::Mismatch`] naming what the card says instead.
+pub fn check_card(
+    card: &Card,
+    algo: &str,
+    game: &str,
+    board_size: usize,
+) -> Result<(), ModelError> {
     if card.algo != algo {
         return Err(ModelError::Mismatch(format!(
             "this is a {} model, not {algo}",
@@ -228,44 +251,25 @@ fn check_card(card: &Card, algo: &str, game: &str, board_size: usize) -> Result<
     Ok(())
 }
 
-/// Loads a DQN model for `game` (board side `board_size`) as an inference network.
+/// Loads the model file at `path` as an inference module: reads and checks the card (format,
+/// sha256, `algo`, `game`, `board_size`), lets `build` make the module the card describes, and
+/// loads the weights into it (tensor names renamed by `renames`, as in
+/// [`load_weights_renamed`]). Each model module wraps this in its own `load`.
 ///
 /// # Errors
-/// [`ModelError`] for bad files or a model of another game.
-pub fn load_qnet(path: &Path, game: &str, board_size: usize) -> Result<(QNet, Card), ModelError> {
-    let (card, bytes) = read_model(path)?;
-    check_card(&card, "dqn", game, board_size)?;
-    let arch = card.arch.ok_or_else(|| ModelError::Card {
-        path: card_path(path),
-        why: "no arch".into(),
-    })?;
-    if let QNetArch::Resnet { blocks, channels } = arch {
-        if blocks > 64 || channels == 0 || channels > 1024 {
-            return Err(ModelError::Card {
-                path: card_path(path),
-                why: format!("implausible resnet {blocks}x{channels}"),
-            });
-        }
-    }
-    let device = Device::default();
-    let mut net = QNet::new(arch, board_size, 0, &device);
-    load_weights(&mut net, bytes)?;
-    Ok((net.valid(), card))
-}
-
-/// Loads a Q-learning MLP for `game`.
-///
-/// # Errors
-/// [`ModelError`] for bad files or a model of another game.
-pub fn load_qmlp(
+/// [`ModelError`] for bad files, a model of another algorithm or game, or weights that do not
+/// fit the module (`build`'s own errors pass through).
+pub fn load_module<M: Module>(
     path: &Path,
+    algo: &str,
     game: &str,
     board_size: usize,
-) -> Result<(QMlpNet, Card), ModelError> {
+    renames: &[(&str, &str)],
+    build: impl FnOnce(&Card) -> Result<M, ModelError>,
+) -> Result<(M, Card), ModelError> {
     let (card, bytes) = read_model(path)?;
-    check_card(&card, "q-mlp", game, board_size)?;
-    let device = Device::default();
-    let mut net = QMlpNet::new(board_size * board_size, 0, &device);
-    load_weights(&mut net, bytes)?;
-    Ok((net.valid(), card))
+    check_card(&card, algo, game, board_size)?;
+    let mut module = build(&card)?;
+    load_weights_renamed(&mut module, bytes, renames)?;
+    Ok((module.valid(), card))
 }

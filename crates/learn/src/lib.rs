@@ -1,23 +1,33 @@
-//! Learning agents: tabular Q-learning by ε-greedy self-play ([`qtable`]), measured against an
-//! exact value table; the Q-learning MLP ([`qmlp`]); and DQN with residual Q-networks
-//! ([`resnet`], [`replay`], [`dqn`]) on burn's Flex CPU backend.
+//! Learning agents and training runs: encoders ([`encode`]), networks as trunks and heads
+//! ([`resnet`], [`qmlp`]), tabular Q-learning ([`qtable`]), DQN ([`dqn`], [`competitive`],
+//! [`replay`]) on burn's Flex CPU backend, model files ([`checkpoint`]) and training runs as a
+//! library ([`run`]: run folders, the [`Trainer`] trait, the training loop).
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod checkpoint;
+pub mod competitive;
 pub mod dqn;
+pub mod encode;
 pub mod init;
 pub mod qmlp;
 pub mod qtable;
 pub mod replay;
 pub mod resnet;
+pub mod run;
 pub mod speed;
 
+pub use competitive::{CompetitiveStats, CompetitiveTrainer};
 pub use dqn::{
-    evaluate, evaluate_agent, play_games, Behaviour, CompetitiveStats, CompetitiveTrainer,
-    DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer, EpisodeStats, Record, Rewards, Seat,
+    evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
+    EpisodeStats, Rewards, Seat,
 };
+pub use encode::{legal_mask, Encoder, SignedBoard, StonePlanes};
 pub use qmlp::{QMlpAgent, QMlpConfig, QMlpNet, QMlpTrainer};
 pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};
 pub use resnet::{QNet, QNetArch, PLANES};
+pub use run::{
+    build_trainer, resume, train, Checkpoint, Opponent, Progress, RunConfig, RunDir, RunError,
+    Trainer,
+};

@@ -8,6 +8,7 @@ use burn::module::Module;
 use search::{Agent, AgentError, Budget, Decision};
 
 use crate::checkpoint::{write_atomic, ModelError};
+use crate::encode::{Encoder, SignedBoard};
 use burn::nn::{Linear, LinearConfig};
 use burn::optim::ModuleOptimizer;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -36,6 +37,20 @@ impl QMlpNet {
             hidden1: LinearConfig::new(128, 128).init(device),
             hidden2: LinearConfig::new(128, 64).init(device),
             output: LinearConfig::new(64, points).init(device),
+        })
+    }
+
+    /// Loads a Q-learning MLP model file for `game` (board side `board_size`).
+    ///
+    /// # Errors
+    /// [`ModelError`] for bad files or a model of another game.
+    pub fn load(
+        path: &std::path::Path,
+        game: &str,
+        board_size: usize,
+    ) -> Result<(QMlpNet, crate::checkpoint::Card), ModelError> {
+        crate::checkpoint::load_module(path, "q-mlp", game, board_size, &[], |_| {
+            Ok(QMlpNet::new(board_size * board_size, 0, &Device::default()))
         })
     }
 
@@ -101,15 +116,12 @@ pub struct EpochStats {
     pub games: Vec<(Color, i32, f64)>,
 }
 
-/// The board of `pos` from the side to move's point of view: +1 own, −1 opponent, 0 empty.
-pub fn encode<G: Game>(pos: &G, me: Color) -> Vec<f32> {
-    (0..G::BOARD_SIZE * G::BOARD_SIZE)
-        .map(|i| match pos.stone_at(i) {
-            Some(c) if c == me => 1.0,
-            Some(_) => -1.0,
-            None => 0.0,
-        })
-        .collect()
+/// The board of `pos` as the network sees it ([`SignedBoard`]: +1 own, −1 opponent, 0 empty,
+/// from the side to move's point of view).
+fn encode<G: Game>(pos: &G) -> Vec<f32> {
+    let mut out = Vec::with_capacity(G::BOARD_SIZE * G::BOARD_SIZE);
+    SignedBoard.encode(pos, &mut out);
+    out
 }
 
 /// The legal board points of `pos` as action indices (no pass).
@@ -167,7 +179,7 @@ impl<G: Game> QMlpTrainer<G> {
     /// The best legal point by the network (the first among ties).
     pub fn greedy(&self, pos: &G) -> Option<usize> {
         let legal = legal_points(pos);
-        let q = self.q_values(&[encode(pos, pos.side_to_move())]);
+        let q = self.q_values(&[encode(pos)]);
         legal.into_iter().max_by(|&a, &b| {
             q.get(a)
                 .unwrap_or(&0.0)
@@ -194,7 +206,7 @@ impl<G: Game> QMlpTrainer<G> {
                 } else {
                     self.greedy(&pos).unwrap_or(legal[0])
                 };
-                states.push((encode(&pos, me), a, legal));
+                states.push((encode(&pos), a, legal));
                 a
             } else {
                 legal[self.rng.random_range(0..legal.len())]
@@ -295,37 +307,6 @@ impl<G: Game> QMlpTrainer<G> {
         }
         stats
     }
-
-    /// Greedy games against random, colours alternating: the win rate.
-    pub fn evaluate(&mut self, games: usize) -> f64 {
-        let mut wins = 0;
-        for g in 0..games {
-            let me = if g % 2 == 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
-            let mut pos = G::start();
-            while !pos.is_over() {
-                if let Some(pass) = pos.forced_pass() {
-                    pos = pos.play_unchecked(pass);
-                    continue;
-                }
-                let legal = legal_points(&pos);
-                let a = if pos.side_to_move() == me {
-                    self.greedy(&pos).unwrap_or(legal[0])
-                } else {
-                    legal[self.rng.random_range(0..legal.len())]
-                };
-                let Some(mv) = G::action_move(a) else { break };
-                pos = pos.play_unchecked(mv);
-            }
-            if pos.outcome().is_some_and(|o| o.winner() == Some(me)) {
-                wins += 1;
-            }
-        }
-        wins as f64 / games.max(1) as f64
-    }
 }
 
 impl<G: Game> QMlpTrainer<G> {
@@ -339,6 +320,31 @@ impl<G: Game> QMlpTrainer<G> {
     #[must_use]
     pub fn inference_net(&self) -> QMlpNet {
         self.net.valid()
+    }
+
+    /// Greedy games against uniformly random opponents (built from `seed`), colours
+    /// alternating, through the arena's evaluation match: the results per colour.
+    ///
+    /// # Errors
+    /// [`search::driver::DriverError`] if a game fails (it does not: both sides play legal
+    /// moves).
+    pub fn evaluate(
+        &self,
+        games: usize,
+        seed: u64,
+    ) -> Result<arena::ColourWdl, search::driver::DriverError> {
+        let net = self.inference_net();
+        arena::versus(
+            &mut |_| {
+                search::driver::Seat::Agent(Box::new(QMlpAgent::<G>::new(
+                    net.clone(),
+                    "q-mlp".into(),
+                )))
+            },
+            &mut search::driver::NoBatched,
+            &|s| Box::new(search::RandomAgent::new(s)),
+            &arena::VersusSettings::new(games, seed),
+        )
     }
 
     /// Writes the network (with its parameter ids), the Adam state and the epoch count into
@@ -443,10 +449,7 @@ impl<G: Game> Agent<G> for QMlpAgent<G> {
             return Ok(Decision::just(pass));
         }
         let points = G::BOARD_SIZE * G::BOARD_SIZE;
-        let input = Tensor::<2>::from_data(
-            TensorData::new(encode(pos, pos.side_to_move()), [1, points]),
-            &self.device,
-        );
+        let input = Tensor::<2>::from_data(TensorData::new(encode(pos), [1, points]), &self.device);
         let q = self
             .net
             .forward(input)

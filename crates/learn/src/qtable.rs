@@ -265,6 +265,8 @@ impl<G: Game, K: Hash + Eq + Clone + Send + Sync> Agent<G> for QTableAgent<G, K>
         let mv = self.table.greedy(pos).ok_or(AgentError::GameOver)?;
         Ok(Decision {
             score: Some((self.table.q(pos, mv) * 100.0).round() as i32),
+            // Q is the expected result (±1 for a sure win or loss).
+            scale: search::ScoreScale::Expectation,
             ..Decision::just(mv)
         })
     }

@@ -9,9 +9,11 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
-/// Input planes: the mover's stones, the opponent's stones, and a constant plane that is 1 when
-/// black is to move.
-pub const PLANES: usize = 3;
+use crate::checkpoint::{card_path, Card, ModelError};
+
+/// Input planes: [`StonePlanes`](crate::StonePlanes) (the mover's stones, the opponent's
+/// stones, and a constant plane that is 1 when Black is to move).
+pub const PLANES: usize = crate::encode::StonePlanes::PLANES;
 
 /// Which Q-network, and its size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,28 +110,19 @@ impl ResBlock {
     }
 }
 
-/// A Q-network: `[batch, PLANES, n, n]` board planes in, `[batch, n·n]` action values out.
+/// A trunk: board planes `[batch, PLANES, n, n]` in, feature planes out. Heads turn the
+/// features into what a network predicts; the trunk is shared by every kind of head.
 #[derive(Module, Debug)]
-pub struct QNet {
+pub struct ResTrunk {
     stem: Conv2d,
     stem_norm: BatchNorm,
     pool: Option<MaxPool2d>,
     blocks: Vec<ResBlock>,
-    /// Full-resolution head: 1x1 convolution to 2 planes (None for `seed-resnet`).
-    head_conv: Option<Conv2d>,
-    head_norm: Option<BatchNorm>,
-    dense: Linear,
 }
 
-impl QNet {
-    /// A freshly initialised network of architecture `arch` for an `n`x`n` board; its weights
-    /// depend only on `seed`.
-    #[must_use]
-    pub fn new(arch: QNetArch, n: usize, seed: u64, device: &Device) -> Self {
-        crate::init::seeded(device, seed, || Self::build(arch, n, device))
-    }
-
-    fn build(arch: QNetArch, n: usize, device: &Device) -> Self {
+impl ResTrunk {
+    /// The trunk of `arch`.
+    fn new(arch: QNetArch, device: &Device) -> Self {
         match arch {
             QNetArch::SeedResnet => {
                 let mut blocks = Vec::new();
@@ -140,7 +133,7 @@ impl QNet {
                 for _ in 0..3 {
                     blocks.push(ResBlock::new(128, 128, device));
                 }
-                QNet {
+                ResTrunk {
                     stem: Conv2dConfig::new([PLANES, 64], [7, 7])
                         .with_stride([2, 2])
                         .with_padding(PaddingConfig2d::Explicit(3, 3, 3, 3))
@@ -154,35 +147,25 @@ impl QNet {
                             .init(),
                     ),
                     blocks,
-                    head_conv: None,
-                    head_norm: None,
-                    dense: LinearConfig::new(128, n * n).init(device),
                 }
             }
             QNetArch::Resnet { blocks, channels } => {
                 let channels = channels.max(1);
-                QNet {
+                ResTrunk {
                     stem: conv3x3(PLANES, channels, device),
                     stem_norm: BatchNormConfig::new(channels).init(device),
                     pool: None,
                     blocks: (0..blocks)
                         .map(|_| ResBlock::new(channels, channels, device))
                         .collect(),
-                    head_conv: Some(
-                        Conv2dConfig::new([channels, 2], [1, 1])
-                            .with_bias(false)
-                            .init(device),
-                    ),
-                    head_norm: Some(BatchNormConfig::new(2).init(device)),
-                    dense: LinearConfig::new(2 * n * n, n * n).init(device),
                 }
             }
         }
     }
 
-    /// Action values for a batch of board planes `[batch, PLANES, n, n]`: `[batch, n·n]`.
+    /// Feature planes of a batch of board planes.
     #[must_use]
-    pub fn forward(&self, planes: Tensor<4>) -> Tensor<2> {
+    pub fn forward(&self, planes: Tensor<4>) -> Tensor<4> {
         let mut x = relu(self.stem_norm.forward(self.stem.forward(planes)));
         if let Some(pool) = &self.pool {
             x = pool.forward(x);
@@ -190,11 +173,112 @@ impl QNet {
         for block in &self.blocks {
             x = block.forward(x);
         }
-        let flat: Tensor<2> = match (&self.head_conv, &self.head_norm) {
-            (Some(conv), Some(norm)) => relu(norm.forward(conv.forward(x))).flatten(1, 3),
+        x
+    }
+}
+
+/// An action-value head: features in, one value per board point out. Either a 1x1
+/// convolution to 2 planes with batch norm and a dense layer over them (full resolution), or
+/// global average pooling and a dense layer (`seed-resnet`).
+#[derive(Module, Debug)]
+pub struct QHead {
+    conv: Option<Conv2d>,
+    norm: Option<BatchNorm>,
+    dense: Linear,
+}
+
+impl QHead {
+    /// The head of `arch` for an `n`x`n` board.
+    fn new(arch: QNetArch, n: usize, device: &Device) -> Self {
+        match arch {
+            QNetArch::SeedResnet => QHead {
+                conv: None,
+                norm: None,
+                dense: LinearConfig::new(128, n * n).init(device),
+            },
+            QNetArch::Resnet { channels, .. } => QHead {
+                conv: Some(
+                    Conv2dConfig::new([channels.max(1), 2], [1, 1])
+                        .with_bias(false)
+                        .init(device),
+                ),
+                norm: Some(BatchNormConfig::new(2).init(device)),
+                dense: LinearConfig::new(2 * n * n, n * n).init(device),
+            },
+        }
+    }
+
+    /// Action values `[batch, n·n]` of a batch of features.
+    #[must_use]
+    pub fn forward(&self, features: Tensor<4>) -> Tensor<2> {
+        let flat: Tensor<2> = match (&self.conv, &self.norm) {
+            (Some(conv), Some(norm)) => relu(norm.forward(conv.forward(features))).flatten(1, 3),
             // Global average pooling over the board.
-            _ => x.mean_dim(3).mean_dim(2).flatten(1, 3),
+            _ => features.mean_dim(3).mean_dim(2).flatten(1, 3),
         };
         self.dense.forward(flat)
+    }
+}
+
+/// A Q-network: a [`ResTrunk`] and a [`QHead`]; `[batch, PLANES, n, n]` board planes in,
+/// `[batch, n·n]` action values out.
+#[derive(Module, Debug)]
+pub struct QNet {
+    trunk: ResTrunk,
+    head: QHead,
+}
+
+/// Tensor names of files written before the network was split into trunk and head, and the
+/// names they have now.
+pub(crate) const LEGACY_KEYS: [(&str, &str); 3] = [
+    (r"^(stem|stem_norm|blocks)\.", "trunk.${1}."),
+    (r"^head_(conv|norm)\.", "head.${1}."),
+    (r"^dense\.", "head.dense."),
+];
+
+impl QNet {
+    /// A freshly initialised network of architecture `arch` for an `n`x`n` board; its weights
+    /// depend only on `seed`.
+    #[must_use]
+    pub fn new(arch: QNetArch, n: usize, seed: u64, device: &Device) -> Self {
+        crate::init::seeded(device, seed, || QNet {
+            trunk: ResTrunk::new(arch, device),
+            head: QHead::new(arch, n, device),
+        })
+    }
+
+    /// Loads a DQN model file for `game` (board side `board_size`) as an inference network of
+    /// the architecture its card names.
+    ///
+    /// # Errors
+    /// [`ModelError`] for bad files, an implausible architecture, or a model of another game.
+    pub fn load(
+        path: &std::path::Path,
+        game: &str,
+        board_size: usize,
+    ) -> Result<(QNet, Card), ModelError> {
+        crate::checkpoint::load_module(path, "dqn", game, board_size, &LEGACY_KEYS, |card| {
+            let bad = |why: String| ModelError::Card {
+                path: card_path(path),
+                why,
+            };
+            let arch: QNetArch = card
+                .arch
+                .clone()
+                .ok_or_else(|| bad("no arch".into()))
+                .and_then(|a| serde_json::from_value(a).map_err(|e| bad(format!("arch: {e}"))))?;
+            if let QNetArch::Resnet { blocks, channels } = arch {
+                if blocks > 64 || channels == 0 || channels > 1024 {
+                    return Err(bad(format!("implausible resnet {blocks}x{channels}")));
+                }
+            }
+            Ok(QNet::new(arch, board_size, 0, &Device::default()))
+        })
+    }
+
+    /// Action values for a batch of board planes `[batch, PLANES, n, n]`: `[batch, n·n]`.
+    #[must_use]
+    pub fn forward(&self, planes: Tensor<4>) -> Tensor<2> {
+        self.head.forward(self.trunk.forward(planes))
     }
 }

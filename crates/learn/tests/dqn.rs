@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use game::Game;
-use learn::checkpoint::{load_qnet, read_model, weights_bytes, write_model, Card, ModelError};
+use learn::checkpoint::{read_model, weights_bytes, write_model, Card, ModelError};
 use learn::{
-    evaluate, Behaviour, DqnAgent, DqnConfig, DqnLearner, DqnTrainer, QNetArch, ReplayBuffer,
+    evaluate, Behaviour, DqnAgent, DqnConfig, DqnLearner, DqnTrainer, QNet, QNetArch, ReplayBuffer,
     Transition,
 };
 use othello::{Othello4, Othello6};
@@ -169,7 +169,7 @@ fn card(game: &str, size: usize, arch: QNetArch) -> Card {
         algo: "dqn".into(),
         game: game.into(),
         board_size: size,
-        arch: Some(arch),
+        arch: serde_json::to_value(arch).ok(),
         config: serde_json::json!({}),
         episodes: 0,
         train_steps: 0,
@@ -190,7 +190,7 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     let bytes = weights_bytes(&net).expect("bytes");
     let written = write_model(&path, &bytes, card("othello6", 6, config.arch)).expect("write");
     assert_eq!(written.sha256.len(), 64);
-    let (loaded, c) = load_qnet(&path, "othello6", 6).expect("load");
+    let (loaded, c) = QNet::load(&path, "othello6", 6).expect("load");
     assert_eq!(c, written);
     // The loaded network plays exactly like the original.
     let original = DqnAgent::<Othello6>::new(net, "a".into());
@@ -201,7 +201,7 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     assert!(pos.is_legal(d.mv));
     // Wrong game, changed weights, broken card, missing file: clear errors.
     assert!(matches!(
-        load_qnet(&path, "othello8", 8),
+        QNet::load(&path, "othello8", 8),
         Err(ModelError::Mismatch(_))
     ));
     let mut changed = bytes.clone();
@@ -231,7 +231,7 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     )
     .expect("write");
     assert!(matches!(
-        load_qnet(&path, "othello6", 6),
+        QNet::load(&path, "othello6", 6),
         Err(ModelError::Weights(_))
     ));
     let _ = std::fs::remove_dir_all(&dir);
@@ -253,9 +253,19 @@ fn dqn_learns_to_beat_random_on_4x4() {
         ..DqnConfig::default()
     };
     let mut trainer = DqnTrainer::<Othello4>::new(config).expect("config");
-    let before = evaluate(&mut trainer.learner, &random::<Othello4>, 400, 11).expect("eval");
+    let before = evaluate(
+        &mut trainer.learner,
+        &random::<Othello4>,
+        &arena::VersusSettings::new(400, 11),
+    )
+    .expect("eval");
     train(&mut trainer, 1000);
-    let after = evaluate(&mut trainer.learner, &random::<Othello4>, 400, 11).expect("eval");
+    let after = evaluate(
+        &mut trainer.learner,
+        &random::<Othello4>,
+        &arena::VersusSettings::new(400, 11),
+    )
+    .expect("eval");
     assert!(
         after.win_rate() > before.win_rate() + 0.15,
         "win rate {:.3} -> {:.3}",
@@ -290,7 +300,12 @@ fn every_behaviour_plays_only_valid_moves() {
         while t.episode < 24 {
             t.round(&random::<Othello6>, 24 - t.episode).expect("round");
         }
-        let r = evaluate(&mut t.learner, &random::<Othello6>, 8, 1).expect("eval");
+        let r = evaluate(
+            &mut t.learner,
+            &random::<Othello6>,
+            &arena::VersusSettings::new(8, 1),
+        )
+        .expect("eval");
         assert_eq!(r.games(), 8);
     }
 }

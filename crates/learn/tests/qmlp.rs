@@ -18,12 +18,12 @@ fn training_against_random_raises_the_win_rate() {
         seed: 3,
         ..QMlpConfig::default()
     });
-    let before = trainer.evaluate(300);
+    let before = trainer.evaluate(300, 5).expect("eval").win_rate();
     let mut train_wins = Vec::new();
     for _ in 0..60 {
         train_wins.push(trainer.epoch().wins);
     }
-    let after = trainer.evaluate(300);
+    let after = trainer.evaluate(300, 5).expect("eval").win_rate();
     let early: usize = train_wins[..20].iter().sum();
     let late: usize = train_wins[40..].iter().sum();
     assert!(

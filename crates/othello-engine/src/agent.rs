@@ -76,6 +76,7 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
             pv: s.pv,
             depth: Some(pos.empty().count_ones()),
             nodes: s.nodes,
+            scale: search::ScoreScale::Centi,
         })
     }
 }

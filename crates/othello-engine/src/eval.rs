@@ -139,6 +139,10 @@ impl<const N: usize> Evaluator<Othello<N>> for Heuristic<N> {
     fn evaluate(&self, pos: &Othello<N>) -> i32 {
         self.score(pos)
     }
+
+    fn scale(&self) -> search::ScoreScale {
+        search::ScoreScale::Centi
+    }
 }
 
 /// Disc difference for the side to move, 100 per disc: what greedy maximises one ply ahead
@@ -150,6 +154,10 @@ impl<const N: usize> Evaluator<Othello<N>> for DiscDifference {
     fn evaluate(&self, pos: &Othello<N>) -> i32 {
         let me = pos.side_to_move();
         100 * (pos.count(me) as i32 - pos.count(me.opponent()) as i32)
+    }
+
+    fn scale(&self) -> search::ScoreScale {
+        search::ScoreScale::Centi
     }
 }
 

@@ -354,6 +354,8 @@ impl NboardEngineAgent {
             pv: vec![best.mv],
             depth: None,
             nodes: 0,
+            // The engine's eval in discs, ×100.
+            scale: search::ScoreScale::Centi,
         })
     }
 }

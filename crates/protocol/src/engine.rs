@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use game::Game;
 use othello::{GgfGame, GgfMove, Move, Othello8};
-use search::{Agent, AgentError, Budget, Decision, WIN};
+use search::analysis::{multi_pv, Line};
+use search::{Agent, AgentError, Budget, Decision, Score};
 
 use crate::command::{Command, CommandError};
 use crate::lines::{read_line, MAX_LINE};
@@ -53,17 +54,12 @@ pub struct NboardEngine {
     version: Option<u32>,
 }
 
-/// The evaluation in discs (side to move's view) of an agent's score: a proven result
-/// (`|score| >= WIN`) is its exact margin, anything else centi-discs.
+/// The evaluation in discs (side to move's view) of an agent's score, where it has one: a
+/// proven result is its margin, a heuristic in the game's unit its value; engine units and
+/// expected results (learned agents) stand for no disc count, so NBoard is sent none.
 #[must_use]
-pub fn score_to_discs(score: i32) -> f64 {
-    if score >= WIN {
-        f64::from(score - WIN)
-    } else if score <= -WIN {
-        f64::from(score + WIN)
-    } else {
-        f64::from(score) / 100.0
-    }
+pub fn score_to_discs(score: Score) -> Option<f64> {
+    score.units()
 }
 
 /// A principal variation as NBoard reads it: moves joined by `-`, a pass as `PA`, no spaces.
@@ -275,12 +271,9 @@ impl NboardEngine {
                 let secs = start.elapsed().as_secs_f64();
                 send(out, &format!("nodestats {} {secs:.2}", decision.nodes))?;
                 let mv = move_text(decision.mv);
-                match decision.score {
-                    Some(score) => send(
-                        out,
-                        &format!("=== {mv}/{:.2}/{secs:.2}", score_to_discs(score)),
-                    )?,
-                    // No evaluation: the protocol lets the move stand alone.
+                match decision.value().and_then(score_to_discs) {
+                    Some(eval) => send(out, &format!("=== {mv}/{eval:.2}/{secs:.2}"))?,
+                    // No evaluation in discs: the protocol lets the move stand alone.
                     None => send(out, &format!("=== {mv}"))?,
                 }
             }
@@ -290,8 +283,9 @@ impl NboardEngine {
     }
 
     /// `hint n`: the agent's choice first, then the other moves each searched one ply less deep,
-    /// best first, up to `n` lines. Moves the agent cannot score are left out (an agent without
-    /// scores reports its choice only, with eval 0).
+    /// best first, up to `n` lines ([`multi_pv`]). Moves the agent cannot score are left out;
+    /// a line whose score is not in discs (an agent without scores, a learned agent's expected
+    /// result) reports eval 0.
     fn hint(&mut self, n: u32, out: &mut dyn Write) -> io::Result<()> {
         let pos = *self.game.last();
         if pos.is_over() {
@@ -302,48 +296,27 @@ impl NboardEngine {
         }
         send(out, "status thinking")?;
         let budget = self.budget();
-        let best = match self.search(&pos, &budget) {
-            Ok(best) => best,
-            Err(e) => {
-                send(out, &format!("status error: {e}"))?;
-                return send(out, "status");
-            }
+        let child_budget = Budget {
+            depth: budget.depth.map(|d| d.saturating_sub(1).max(1)),
+            ..budget
         };
-        send(out, &search_line(&best, best.score, best.depth))?;
-        let mut others: Vec<(i32, Decision<Move>)> = Vec::new();
-        if n > 1 {
-            let child_budget = Budget {
-                depth: budget.depth.map(|d| d.saturating_sub(1).max(1)),
-                ..budget
-            };
-            for mv in pos.legal_moves().into_iter().filter(|&m| m != best.mv) {
-                let child = pos.play_unchecked(mv);
-                let scored = match search::terminal_score(&child) {
-                    Some(score) => Some((-score, Decision::just(mv))),
-                    None => match self.search(&child, &child_budget) {
-                        Ok(reply) => reply.score.map(|score| {
-                            let mut pv = vec![mv];
-                            pv.extend(reply.pv.iter().copied());
-                            let line = Decision {
-                                mv,
-                                score: Some(-score),
-                                pv,
-                                depth: reply.depth.map(|d| d + 1),
-                                nodes: reply.nodes,
-                            };
-                            (-score, line)
-                        }),
-                        Err(_) => None,
-                    },
-                };
-                others.extend(scored);
-            }
-            // Stable: equal scores keep the move order.
-            others.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
-        }
-        let room = usize::try_from(n.saturating_sub(1)).unwrap_or(usize::MAX);
-        for (score, line) in others.iter().take(room) {
-            send(out, &search_line(line, Some(*score), line.depth))?;
+        let lines = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+        match multi_pv(self.agent.as_mut(), &pos, &budget, &child_budget, lines) {
+            Ok(found) => match found.first().map(|l| pos.check(l.mv)) {
+                Some(Err(reason)) => send(
+                    out,
+                    &format!(
+                        "status error: the agent chose an illegal move {}: {reason}",
+                        found[0].mv
+                    ),
+                )?,
+                _ => {
+                    for line in &found {
+                        send(out, &search_line(line))?;
+                    }
+                }
+            },
+            Err(e) => send(out, &format!("status error: {e}"))?,
         }
         send(out, "status")
     }
@@ -355,34 +328,33 @@ impl NboardEngine {
         let positions = self.game.positions().to_vec();
         for (plies, pos) in positions.iter().enumerate().rev() {
             let score = match search::terminal_score(pos) {
-                Some(score) => Some(score),
+                Some(raw) => Some(Score::from_raw(raw, search::ScoreScale::Centi)),
                 None => match self.search(pos, &budget) {
-                    Ok(decision) => decision.score,
+                    Ok(decision) => decision.value(),
                     Err(e) => {
                         send(out, &format!("status error: {e}"))?;
                         break;
                     }
                 },
             };
-            if let Some(score) = score {
-                send(
-                    out,
-                    &format!("analysis {plies} {:.2}", score_to_discs(score)),
-                )?;
+            if let Some(eval) = score.and_then(score_to_discs) {
+                send(out, &format!("analysis {plies} {eval:.2}"))?;
             }
         }
         send(out, "status")
     }
 }
 
-/// `search <pv> <eval> 0 <depth>`; the depth of a proven result is `100%`.
-fn search_line(d: &Decision<Move>, score: Option<i32>, depth: Option<u32>) -> String {
-    let eval = score.map_or(0.0, score_to_discs);
+/// `search <pv> <eval> 0 <depth>`; the depth of a proven result is `100%`, an eval not in
+/// discs is 0.
+fn search_line(line: &Line<Move>) -> String {
+    let score = line.score();
+    let eval = score.and_then(score_to_discs).unwrap_or(0.0);
     let depth = match score {
-        Some(s) if s.abs() >= WIN => "100%".to_string(),
-        _ => depth.unwrap_or(0).to_string(),
+        Some(s) if s.is_proven() => "100%".to_string(),
+        _ => line.depth.unwrap_or(0).to_string(),
     };
-    format!("search {} {eval:.2} 0 {depth}", pv_text(d.mv, &d.pv))
+    format!("search {} {eval:.2} 0 {depth}", pv_text(line.mv, &line.pv))
 }
 
 #[cfg(test)]
@@ -391,11 +363,16 @@ mod tests {
 
     #[test]
     fn scores_become_discs() {
-        assert_eq!(score_to_discs(150), 1.5);
-        assert_eq!(score_to_discs(-250), -2.5);
-        assert_eq!(score_to_discs(WIN + 6), 6.0);
-        assert_eq!(score_to_discs(-WIN - 64), -64.0);
-        assert_eq!(score_to_discs(0), 0.0);
+        use search::{ScoreScale, WIN};
+        let discs = |raw, scale| score_to_discs(Score::from_raw(raw, scale));
+        assert_eq!(discs(150, ScoreScale::Centi), Some(1.5));
+        assert_eq!(discs(-250, ScoreScale::Centi), Some(-2.5));
+        assert_eq!(discs(WIN + 6, ScoreScale::Centi), Some(6.0));
+        assert_eq!(discs(-WIN - 64, ScoreScale::Expectation), Some(-64.0));
+        assert_eq!(discs(0, ScoreScale::Centi), Some(0.0));
+        // A learned agent's expected result and engine units are no disc counts.
+        assert_eq!(discs(42, ScoreScale::Expectation), None);
+        assert_eq!(discs(350, ScoreScale::Engine), None);
     }
 
     #[test]

@@ -5,7 +5,10 @@ use game::Game;
 use othello::{GgfGame, Move, Othello8};
 use proptest::prelude::*;
 use protocol::{Flow, NboardEngine};
-use search::{Agent, AgentError, AlphaBeta, AlphaBetaConfig, Budget, Decision, FnEvaluator};
+use search::{
+    Agent, AgentError, AlphaBeta, AlphaBetaConfig, Budget, Decision, Evaluator, FnEvaluator,
+    ScoreScale,
+};
 use std::sync::Arc;
 
 /// A predictable agent: the first legal move, scored 1 disc per legal move, depth from the
@@ -31,6 +34,7 @@ impl Agent<Othello8> for Scripted {
             pv: vec![mv],
             depth: budget.depth,
             nodes: 7,
+            scale: search::ScoreScale::Centi,
         })
     }
 }
@@ -207,11 +211,47 @@ fn overlong_lines_are_refused_and_the_session_goes_on() {
     );
 }
 
-fn disc_difference() -> Arc<FnEvaluator<impl Fn(&Othello8) -> i32 + Send + Sync>> {
-    Arc::new(FnEvaluator(|p: &Othello8| {
+/// The disc difference, 100 per disc (so its scores are discs to NBoard).
+struct DiscDifference;
+
+impl Evaluator<Othello8> for DiscDifference {
+    fn evaluate(&self, p: &Othello8) -> i32 {
         let me = p.side_to_move();
         100 * (p.count(me) as i32 - p.count(me.opponent()) as i32)
-    }))
+    }
+
+    fn scale(&self) -> ScoreScale {
+        ScoreScale::Centi
+    }
+}
+
+fn disc_difference() -> Arc<DiscDifference> {
+    Arc::new(DiscDifference)
+}
+
+/// The same values without a declared unit: NBoard is told the move only.
+#[test]
+fn scores_without_a_unit_are_not_sent_as_discs() {
+    let config = AlphaBetaConfig {
+        depth: Some(2),
+        ..AlphaBetaConfig::default()
+    };
+    let unitless = Arc::new(FnEvaluator(|p: &Othello8| {
+        let me = p.side_to_move();
+        100 * (p.count(me) as i32 - p.count(me.opponent()) as i32)
+    }));
+    let mut engine = NboardEngine::new(Box::new(AlphaBeta::new(unitless, config)));
+    let mut out = Vec::new();
+    for line in [
+        "nboard 2",
+        &format!("set game {}", GgfGame::default()),
+        "go",
+    ] {
+        engine.handle(line, &mut out).unwrap();
+    }
+    let text = String::from_utf8(out).unwrap();
+    let answer = text.lines().find_map(|l| l.strip_prefix("=== ")).unwrap();
+    assert!(!answer.contains('/'), "{text}");
 }
 
 #[test]

@@ -70,6 +70,9 @@ pub struct Decision<M> {
     pub depth: Option<u32>,
     /// Nodes searched or playouts run.
     pub nodes: u64,
+    /// How to read `score`: hundredths of the game's unit, the agent's own units, or an
+    /// expected result (see [`Score`](crate::Score)).
+    pub scale: crate::ScoreScale,
 }
 
 impl<M> Decision<M> {
@@ -82,7 +85,14 @@ impl<M> Decision<M> {
             pv: Vec::new(),
             depth: None,
             nodes: 0,
+            scale: crate::ScoreScale::default(),
         }
+    }
+
+    /// The score with its unit, where there is one.
+    #[must_use]
+    pub fn value(&self) -> Option<crate::Score> {
+        self.score.map(|s| crate::Score::from_raw(s, self.scale))
     }
 }
 

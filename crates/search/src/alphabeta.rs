@@ -323,6 +323,7 @@ impl<G: Game> Agent<G> for AlphaBeta<G> {
             pv: vec![first],
             depth: None,
             nodes: 0,
+            scale: self.eval.scale(),
         };
         if moves.len() == 1 {
             return Ok(decision);

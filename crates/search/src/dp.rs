@@ -257,6 +257,8 @@ impl<G: Game, K: Hash + Eq + Clone + Send + Sync> Agent<G> for DpAgent<G, K> {
             pv: vec![mv],
             depth: None,
             nodes: 0,
+            // The table's values are the expected result ×100 (`win_reward`).
+            scale: crate::ScoreScale::Expectation,
         })
     }
 }

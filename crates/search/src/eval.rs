@@ -45,6 +45,12 @@ pub trait Evaluator<G: Game>: Send + Sync {
     fn prefers_batches(&self) -> bool {
         false
     }
+
+    /// The unit of its values: hundredths of the game's unit (Othello: 100 per disc), or its
+    /// own (the default: no unit is claimed).
+    fn scale(&self) -> crate::ScoreScale {
+        crate::ScoreScale::Engine
+    }
 }
 
 /// Scores every position 0: alpha-beta then only sees proven results.

@@ -23,6 +23,7 @@
 
 mod agent;
 mod alphabeta;
+pub mod analysis;
 mod checksum;
 mod dp;
 pub mod driver;
@@ -30,6 +31,7 @@ mod eval;
 mod mcts;
 mod policy;
 mod registry;
+mod score;
 mod simple;
 mod spec;
 
@@ -43,5 +45,6 @@ pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout};
 pub use policy::{masked_softmax, PolicyValue, PriorsValue, UniformPolicy};
 pub use registry::{AgentBuilder, AgentInfo, Registry};
+pub use score::{Score, ScoreScale, MATE_WINDOW};
 pub use simple::{GreedyAgent, RandomAgent};
 pub use spec::{parse_duration, Spec, SpecError};

@@ -314,6 +314,7 @@ impl<G: Game> Agent<G> for Mcts<G> {
             pv,
             depth: None,
             nodes: run,
+            scale: crate::ScoreScale::default(),
         })
     }
 

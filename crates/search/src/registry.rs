@@ -227,6 +227,25 @@ impl<G: Game> Registry<G> {
         (entry.build)(spec, seed)
     }
 
+    /// Checks a spec's syntax, agent name and keys without building the agent (nothing is
+    /// loaded or started: for checks made before the game is known).
+    ///
+    /// # Errors
+    /// A [`SpecError`] naming the valid agents or keys.
+    pub fn check_names(&self, spec: &str) -> Result<(), SpecError> {
+        let spec: Spec = spec.parse()?;
+        let entry =
+            self.entries
+                .get(spec.name.as_str())
+                .ok_or_else(|| SpecError::UnknownAgent {
+                    name: spec.name.clone(),
+                    valid: self.names().join(", "),
+                })?;
+        spec.check_keys(&entry.keys)?;
+        spec.get::<u64>("seed")?;
+        Ok(())
+    }
+
     /// Checks a spec without keeping the agent.
     ///
     /// # Errors

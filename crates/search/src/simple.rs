@@ -85,6 +85,7 @@ impl<G: Game> Agent<G> for GreedyAgent<G> {
             pv: vec![mv],
             depth: Some(1),
             nodes: moves.len() as u64,
+            scale: self.eval.scale(),
         })
     }
 }

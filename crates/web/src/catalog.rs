@@ -114,6 +114,23 @@ impl Catalog {
         self
     }
 
+    /// Every game of the game catalog ([`catalog::GameId::MENU`] order) with its local agents
+    /// (no external programs), default opponent and hint agent.
+    #[must_use]
+    pub fn standard() -> Self {
+        use catalog::CatalogGame;
+        let mut app = Catalog::new();
+        for id in catalog::GameId::MENU {
+            app = catalog::with_game!(id, G => app.with(
+                id.title(),
+                catalog::local_registry::<G>(),
+                G::DEFAULT_OPPONENT,
+                G::HINT_AGENT,
+            ));
+        }
+        app
+    }
+
     /// Names of trained models to list (found in `models/` by the app).
     #[must_use]
     pub fn with_models(mut self, models: Vec<String>) -> Self {

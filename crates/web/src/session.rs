@@ -200,6 +200,7 @@ impl<G: WebGame> GameSession<G> {
             "move": d.mv.to_string(),
             "index": G::display_index(d.mv),
             "score": d.score,
+            "eval": eval_json(d.value()),
             "pv": d.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "depth": d.depth,
             "nodes": d.nodes,
@@ -429,10 +430,23 @@ impl<G: WebGame> Session for GameSession<G> {
                     "index": G::display_index(s.mv),
                     "score": s.score,
                     "exact": s.exact,
+                    "eval": eval_json(s.eval),
                 })
             })
             .collect();
         json!({ "moves": moves })
+    }
+}
+
+/// A score with its unit for the client: `{"kind": "proven"|"units"|"engine"|"expectation",
+/// "value": number, "text": "win by 6"}` (mover's point of view), or `null`.
+pub(crate) fn eval_json(score: Option<search::Score>) -> Value {
+    match score {
+        Some(s) => {
+            let (kind, value) = s.parts();
+            json!({ "kind": kind, "value": value, "text": s.to_string() })
+        }
+        None => Value::Null,
     }
 }
 

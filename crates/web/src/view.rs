@@ -2,23 +2,46 @@
 //! counts, what the last move changed, results in words, position text, and move analysis.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use game::{Color, Game};
 use gomoku::{Gomoku, Point, Rule, Variant, DIRECTIONS};
 use othello::{Move, Othello, Square};
-use othello_engine::{Heuristic, Solver};
-use search::{Agent, AlphaBeta, AlphaBetaConfig, Budget};
+use othello_engine::{Heuristic, SolverAgent};
+use search::analysis::{multi_pv, Line};
+use search::{AlphaBeta, AlphaBetaConfig, Budget, Score};
 
-/// One analysed move: the mover's score and whether it is exact.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One analysed move: the mover's score with its unit, and whether it is exact.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scored<M> {
     /// The move.
     pub mv: M,
-    /// Its score from the mover's point of view (Othello: discs; Gomoku: engine units).
+    /// Its score from the mover's point of view as a number (Othello: discs; Gomoku: engine
+    /// units; a proven result: its margin).
     pub score: i32,
     /// Proven by an exact search.
     pub exact: bool,
+    /// The score with its unit.
+    pub eval: Option<Score>,
+}
+
+impl<M: Copy> Scored<M> {
+    /// A line of [`search::analysis::multi_pv`] as the overlay shows it.
+    fn of(line: &Line<M>) -> Option<Self> {
+        let eval = line.score()?;
+        let score = match eval {
+            Score::Proven { margin } => margin,
+            Score::Units(v) => v.round() as i32,
+            Score::Engine(v) => v,
+            Score::Expectation(v) => (v * 100.0).round() as i32,
+        };
+        Some(Scored {
+            mv: line.mv,
+            score,
+            exact: eval.is_proven(),
+            eval: Some(eval),
+        })
+    }
 }
 
 /// The presentation of one game family.
@@ -171,76 +194,24 @@ impl<const N: usize> WebGame for Othello<N> {
         if moves.is_empty() {
             return Vec::new();
         }
-        let empties = self.empty().count_ones();
-        // Exact from 14 empties (a few milliseconds per move); else a heuristic search.
-        if empties <= 14 {
-            let mut solver = Solver::<N>::new(18);
-            return moves
-                .iter()
-                .map(|&mv| {
-                    let child = self.play_unchecked(mv);
-                    let score = if child.is_over() {
-                        child
-                            .outcome()
-                            .map_or(0, |o| o.score_for(self.side_to_move()))
-                    } else {
-                        let s = solver.solve(&child).score;
-                        if child.side_to_move() == self.side_to_move() {
-                            s
-                        } else {
-                            -s
-                        }
-                    };
-                    Scored {
-                        mv,
-                        score,
-                        exact: true,
-                    }
-                })
-                .collect();
-        }
-        let share = time / moves.len().max(1) as u32;
-        let started = Instant::now();
-        moves
+        // Every move scored: exact by the solver from 14 empties (a few milliseconds per move),
+        // else by a heuristic alpha-beta search sharing the time.
+        let share = (time / moves.len() as u32).max(Duration::from_millis(5));
+        let midgame = AlphaBetaConfig {
+            depth: Some(8),
+            time: Some(share),
+            ..AlphaBetaConfig::default()
+        };
+        let mut agent: Box<dyn search::Agent<Othello<N>>> = if self.empty().count_ones() <= 14 {
+            Box::new(SolverAgent::<N>::new(14, midgame))
+        } else {
+            Box::new(AlphaBeta::new(Arc::new(Heuristic::<N>::default()), midgame))
+        };
+        let budget = Budget::time(share);
+        multi_pv(agent.as_mut(), self, &budget, &budget, moves.len())
+            .unwrap_or_default()
             .iter()
-            .map(|&mv| {
-                let child = self.play_unchecked(mv);
-                let mut ab = AlphaBeta::new(
-                    Arc::new(Heuristic::<N>::default()),
-                    AlphaBetaConfig {
-                        depth: Some(8),
-                        time: Some(share.max(Duration::from_millis(5))),
-                        ..AlphaBetaConfig::default()
-                    },
-                );
-                let child_score = if child.is_over() {
-                    child
-                        .outcome()
-                        .map_or(0, |o| o.score_for(child.side_to_move()) * 100)
-                } else {
-                    ab.select(&child, &Budget::default())
-                        .ok()
-                        .and_then(|d| d.score)
-                        .unwrap_or(0)
-                };
-                let _ = started;
-                let mine = if child.side_to_move() == self.side_to_move() {
-                    child_score
-                } else {
-                    -child_score
-                };
-                // The heuristic counts 100 per disc; proven results carry the margin.
-                let score = if mine.abs() >= search::WIN {
-                    mine.signum() * (mine.abs() - search::WIN)
-                } else {
-                    mine / 100
-                };
-                Scored {
-                    mv,
-                    score,
-                    exact: child.is_over() || mine.abs() >= search::WIN,
-                }
-            })
+            .filter_map(Scored::of)
             .collect()
     }
 }
@@ -370,14 +341,13 @@ impl<V: Variant> WebGame for Gomoku<V> {
     }
 
     fn analyse(&self, time: Duration) -> Vec<Scored<Point>> {
+        // The engine's choice only: scoring every point of a Gomoku board is far too slow.
         let mut engine = gomoku_engine::GomokuEngine::new(gomoku_engine::EngineConfig::default());
-        match engine.think(self.board(), &Budget::time(time)) {
-            Some(d) => vec![Scored {
-                mv: d.mv,
-                score: d.score.unwrap_or(0),
-                exact: false,
-            }],
-            None => Vec::new(),
-        }
+        let budget = Budget::time(time);
+        multi_pv(&mut engine, self, &budget, &budget, 1)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Scored::of)
+            .collect()
     }
 }

@@ -66,6 +66,12 @@
     if (proven) return s > 0 ? 'win' : 'loss';
     return fmtScore(s);
   }
+  // A decision's score as the server words it, with its unit (an agent may score in discs,
+  // its own units or an expected result); older replies without it fall back to fmtEval.
+  function evalText(d, family) {
+    if (d && d.eval && typeof d.eval.text === 'string') return d.eval.text;
+    return fmtEval(d ? d.score : undefined, family);
+  }
   function curFamily() {
     return S.game ? S.game.family : '';
   }
@@ -332,7 +338,7 @@
       S.hint = { key: stateKey(cur), move: d.move, index, decision: d };
       renderOverlay();
       renderDecision();
-      toast('Hint: ' + d.move + (num(d.score) ? ' (' + fmtEval(d.score, cur.family) + ')' : ''), 'ok');
+      toast('Hint: ' + d.move + (num(d.score) ? ' (' + evalText(d, cur.family) + ')' : ''), 'ok');
     }, { user: true, side: g.to_move, spec: (gameEntry(g.game) || {}).hint_agent || 'hint engine', check: () => !!S.game && !S.game.over });
   }
 
@@ -932,7 +938,7 @@
 
   function decisionBits(d, short) {
     const bits = [];
-    if (num(d.score)) bits.push('eval ' + fmtEval(d.score, curFamily()));
+    if (num(d.score)) bits.push('eval ' + evalText(d, curFamily()));
     if (num(d.depth)) bits.push('depth ' + d.depth);
     if (!short && num(d.nodes)) bits.push(fmtCount(d.nodes) + ' nodes');
     if (!short && num(d.time_ms)) bits.push(d.time_ms + ' ms');

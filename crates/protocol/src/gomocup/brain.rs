@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use game::Game;
 use gomoku::{Board, Gomoku, Point, Rule, Variant};
-use search::{Agent, Budget, WIN};
+use search::{Agent, Budget, Score};
 
 /// Makes the brain for a game on a `size x size` board under a rule, or says why it cannot
 /// (the engine answers `ERROR <why>`). A [`GomocupEngine`](crate::GomocupEngine) calls it at
@@ -102,15 +102,18 @@ fn check_variant<V: Variant>(size: usize, rule: Rule) -> Result<(), String> {
 }
 
 /// The `MESSAGE` text for what a search reported, or `None` when it reported nothing.
-fn search_info(score: Option<i32>, depth: Option<u32>, nodes: u64) -> Option<String> {
+/// Scores carry their unit: `score win` / `score loss` for proven results (a Gomoku margin
+/// means nothing), `score 350 (engine)`, `score expects +0.42` for a learned agent.
+fn search_info(score: Option<Score>, depth: Option<u32>, nodes: u64) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(depth) = depth {
         parts.push(format!("depth {depth}"));
     }
     if let Some(score) = score {
         parts.push(match score {
-            s if s >= WIN => "score win".to_string(),
-            s if s <= -WIN => "score loss".to_string(),
+            Score::Proven { margin } if margin > 0 => "score win".to_string(),
+            Score::Proven { margin } if margin < 0 => "score loss".to_string(),
+            Score::Engine(v) => format!("score {v} (engine)"),
             s => format!("score {s}"),
         });
     }
@@ -165,7 +168,7 @@ impl<V: Variant> GomocupBrain for AgentBrain<V> {
                 e.reason
             )
         })?;
-        if let Some(text) = search_info(decision.score, decision.depth, decision.nodes) {
+        if let Some(text) = search_info(decision.value(), decision.depth, decision.nodes) {
             info(&text);
         }
         self.agent.observe(decision.mv, &after);
@@ -182,18 +185,29 @@ mod tests {
 
     #[test]
     fn search_info_lists_what_is_known() {
+        use search::{ScoreScale, WIN};
+        let engine = |raw| Some(Score::from_raw(raw, ScoreScale::Engine));
         assert_eq!(search_info(None, None, 0), None);
         assert_eq!(
-            search_info(Some(35), Some(4), 1200).as_deref(),
-            Some("depth 4 score 35 nodes 1200")
+            search_info(engine(35), Some(4), 1200).as_deref(),
+            Some("depth 4 score 35 (engine) nodes 1200")
         );
         assert_eq!(
-            search_info(Some(WIN + 3), None, 0).as_deref(),
+            search_info(engine(WIN + 3), None, 0).as_deref(),
+            Some("score win")
+        );
+        // The engine's forced win in 7 plies.
+        assert_eq!(
+            search_info(engine(WIN - 7), None, 0).as_deref(),
             Some("score win")
         );
         assert_eq!(
-            search_info(Some(-WIN), None, 9).as_deref(),
+            search_info(engine(-WIN - 1), None, 9).as_deref(),
             Some("score loss nodes 9")
+        );
+        assert_eq!(
+            search_info(Some(Score::from_raw(42, ScoreScale::Expectation)), None, 0).as_deref(),
+            Some("score expects +0.42")
         );
     }
 

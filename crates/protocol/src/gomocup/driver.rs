@@ -413,6 +413,7 @@ impl<V: Variant> Agent<Gomoku<V>> for GomocupEngineAgent<V> {
             pv: vec![mv],
             depth: None,
             nodes: 0,
+            scale: search::ScoreScale::default(),
         })
     }
 

@@ -1,22 +1,124 @@
-//! The agents each game offers, by spec string: one registry per game, shared by `play`,
-//! `arena` and the engine protocols.
+//! Each game's agents: the generic search agents over the game's evaluation, its own engines,
+//! learned agents (`dqn:model=`, `q-mlp:model=`, refused for a model of another game) and
+//! external engines over the protocols, with the defaults front ends start from.
 
-use std::any::Any;
 use std::sync::{Arc, OnceLock};
 
+use arena::Opening;
+use game::Game;
 use gomoku::{Gomoku, Variant};
 use gomoku_engine::{EngineConfig, GomokuEngine, OmokAb, OmokAbConfig, WindowEvaluator};
-use othello::{Othello, Othello4, Othello8};
+use othello::{Othello, Othello4, Othello6, Othello8};
 use othello_engine::{DiscDifference, Heuristic, SolverAgent};
 use search::{
     AlphaBetaConfig, DpAgent, Registry, ValueIterationConfig, ValueIterationError, ValueTable,
 };
 
-use crate::games::{with_game, CliGame, GameId};
+use crate::{with_game, GameId};
+
+/// What the catalog knows of a game type beyond its rules: its agents and defaults. Adding a
+/// game means implementing this (and adding its id to [`GameId`] and [`with_game!`]).
+pub trait CatalogGame: Game + Send + Sync + 'static {
+    /// Every agent this game offers, external engines included.
+    fn registry() -> Registry<Self>;
+
+    /// The opponent a new game in the app starts with.
+    const DEFAULT_OPPONENT: &'static str;
+
+    /// The agent behind hints and analysis in the app.
+    const HINT_AGENT: &'static str;
+
+    /// Openings for matches when the user names none: `None` falls back to the arena's
+    /// built-in list or uniformly random openings.
+    fn default_openings(_count: usize, _seed: u64) -> Option<(Vec<Opening<Self>>, String)> {
+        None
+    }
+}
+
+/// The registry of `G` without agents that start external programs: what a web page may use
+/// (it must never be able to run a command on the serving machine).
+#[must_use]
+pub fn local_registry<G: CatalogGame>() -> Registry<G> {
+    let mut registry = G::registry();
+    registry.remove("nboard-engine");
+    registry.remove("gomocup-engine");
+    registry
+}
+
+/// The agents that play a trained model, which belongs to one game.
+pub(crate) const LEARNED: [&str; 2] = ["dqn", "q-mlp"];
+
+/// The hint searches as deep as its time allows, then solves the last 18 empties exactly.
+const OTHELLO_HINT: &str = "solver:depth=64,time=2s";
+
+impl CatalogGame for Othello4 {
+    fn registry() -> Registry<Self> {
+        let mut registry = othello_registry::<4>();
+        // Value iteration enumerates every reachable position: 4x4 only.
+        registry.register(
+            "dp",
+            "perfect play from value iteration over every reachable 4x4 position (othello4 only)",
+            &[],
+            Box::new(|spec, _| match othello4_values() {
+                Ok(table) => Ok(Box::new(DpAgent::new(table))),
+                Err(e) => Err(search::SpecError::BadValue {
+                    agent: spec.name.clone(),
+                    key: "(table)".into(),
+                    value: String::new(),
+                    why: e.to_string(),
+                }),
+            }),
+        );
+        registry
+    }
+    const DEFAULT_OPPONENT: &'static str = "dp";
+    const HINT_AGENT: &'static str = "dp";
+}
+
+impl CatalogGame for Othello6 {
+    fn registry() -> Registry<Self> {
+        othello_registry::<6>()
+    }
+    const DEFAULT_OPPONENT: &'static str = "alphabeta:time=1s";
+    const HINT_AGENT: &'static str = OTHELLO_HINT;
+}
+
+impl CatalogGame for Othello8 {
+    fn registry() -> Registry<Self> {
+        let mut registry = othello_registry::<8>();
+        // External NBoard engines play 8x8 only.
+        registry.register(
+            "nboard-engine",
+            "an external engine over the NBoard protocol (8x8 only), e.g. nboard-engine:cmd=edax -q",
+            &protocol::SPEC_KEYS,
+            Box::new(|spec, _| Ok(Box::new(protocol::NboardEngineAgent::from_spec(spec)?))),
+        );
+        registry
+    }
+    const DEFAULT_OPPONENT: &'static str = "alphabeta:time=1s";
+    const HINT_AGENT: &'static str = OTHELLO_HINT;
+}
+
+impl<V: Variant + Send + Sync + 'static> CatalogGame for Gomoku<V> {
+    fn registry() -> Registry<Self> {
+        gomoku_registry::<V>()
+    }
+    const DEFAULT_OPPONENT: &'static str = "gomoku:time=1s";
+    const HINT_AGENT: &'static str = "gomoku:time=2s";
+
+    fn default_openings(count: usize, seed: u64) -> Option<(Vec<Opening<Self>>, String)> {
+        let lines = gomoku_engine::openings::random_openings::<V>(count, seed);
+        let list: Vec<Opening<Self>> = lines
+            .iter()
+            .filter_map(|moves| Opening::from_moves(moves).ok())
+            .collect();
+        (!list.is_empty()).then(|| (list, "random, 2-4 stones near the centre".to_string()))
+    }
+}
 
 /// Every agent for Othello on the `N x N` board: the generic ones over the hand-built
 /// heuristic (greedy over the disc difference, so it flips the most discs).
-pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
+fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
     let mut registry = Registry::generic(
         Arc::new(Heuristic::<N>::default()),
         Arc::new(DiscDifference),
@@ -52,34 +154,14 @@ pub fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
             Ok(Box::new(SolverAgent::<N>::new(empties, midgame)))
         }),
     );
-    register_learned::<N>(&mut registry);
-    // External NBoard engines play 8x8 only: the registry is the 8x8 one exactly when N == 8.
-    if let Some(registry8) = (&mut registry as &mut dyn Any).downcast_mut::<Registry<Othello8>>() {
-        register_nboard_engine(registry8);
-    }
-    // Value iteration enumerates every reachable position: 4x4 only.
-    if let Some(registry4) = (&mut registry as &mut dyn Any).downcast_mut::<Registry<Othello4>>() {
-        registry4.register(
-            "dp",
-            "perfect play from value iteration over every reachable 4x4 position (othello4 only)",
-            &[],
-            Box::new(|spec, _| match othello4_values() {
-                Ok(table) => Ok(Box::new(DpAgent::new(table))),
-                Err(e) => Err(search::SpecError::BadValue {
-                    agent: spec.name.clone(),
-                    key: "(table)".into(),
-                    value: String::new(),
-                    why: e.to_string(),
-                }),
-            }),
-        );
-    }
+    register_learned(&mut registry, format!("othello{N}"));
     registry
 }
 
 /// `dqn:model=PATH` and `q-mlp:model=PATH`: trained networks (a `.safetensors` file beside its
-/// `.json` card, checked by sha256), greedy over their action values.
-fn register_learned<const N: usize>(registry: &mut Registry<Othello<N>>) {
+/// `.json` card, checked by sha256), greedy over their action values. The card must name the
+/// game `game` (its id) and its board size: a model of another game is refused.
+fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String) {
     fn model_path(spec: &search::Spec) -> Result<std::path::PathBuf, search::SpecError> {
         spec.get::<String>("model")?
             .map(std::path::PathBuf::from)
@@ -112,28 +194,25 @@ fn register_learned<const N: usize>(registry: &mut Registry<Othello<N>>) {
         "dqn",
         "a trained DQN (stonelab train dqn): the move with the highest learned value",
         MODEL,
-        Box::new(|spec, _| {
-            let path = model_path(spec)?;
-            let (net, _) = learn::checkpoint::load_qnet(&path, &format!("othello{N}"), N)
-                .map_err(|e| bad(spec, &path, e))?;
-            Ok(Box::new(learn::DqnAgent::<Othello<N>>::new(
-                net,
-                spec.to_string(),
-            )))
+        Box::new({
+            let game = game.clone();
+            move |spec, _| {
+                let path = model_path(spec)?;
+                let (net, _) = learn::QNet::load(&path, &game, G::BOARD_SIZE)
+                    .map_err(|e| bad(spec, &path, e))?;
+                Ok(Box::new(learn::DqnAgent::<G>::new(net, spec.to_string())))
+            }
         }),
     );
     registry.register(
         "q-mlp",
         "a trained Q-learning MLP (stonelab train q-mlp): the move with the highest learned value",
         MODEL,
-        Box::new(|spec, _| {
+        Box::new(move |spec, _| {
             let path = model_path(spec)?;
-            let (net, _) = learn::checkpoint::load_qmlp(&path, &format!("othello{N}"), N)
+            let (net, _) = learn::QMlpNet::load(&path, &game, G::BOARD_SIZE)
                 .map_err(|e| bad(spec, &path, e))?;
-            Ok(Box::new(learn::QMlpAgent::<Othello<N>>::new(
-                net,
-                spec.to_string(),
-            )))
+            Ok(Box::new(learn::QMlpAgent::<G>::new(net, spec.to_string())))
         }),
     );
 }
@@ -153,19 +232,9 @@ pub fn othello4_values() -> Result<Arc<ValueTable<Othello4, u128>>, ValueIterati
         .clone()
 }
 
-/// `nboard-engine:cmd=...`: an external engine over the NBoard protocol, run as a subprocess.
-fn register_nboard_engine(registry: &mut Registry<Othello8>) {
-    registry.register(
-        "nboard-engine",
-        "an external engine over the NBoard protocol (8x8 only), e.g. nboard-engine:cmd=edax -q",
-        &protocol::SPEC_KEYS,
-        Box::new(|spec, _| Ok(Box::new(protocol::NboardEngineAgent::from_spec(spec)?))),
-    );
-}
-
 /// Every agent for Gomoku variant `V`: the generic ones over a window-count evaluation, the
 /// reference `omok-ab` student AI, and (on every variant) external Gomocup brains.
-pub fn gomoku_registry<V: Variant>() -> Registry<Gomoku<V>> {
+fn gomoku_registry<V: Variant>() -> Registry<Gomoku<V>> {
     let mut registry = Registry::generic(Arc::new(WindowEvaluator), Arc::new(WindowEvaluator));
     registry.register(
         "omok-ab",
@@ -193,10 +262,12 @@ pub fn gomoku_registry<V: Variant>() -> Registry<Gomoku<V>> {
         &protocol::GOMOCUP_SPEC_KEYS,
         Box::new(|spec, _| Ok(Box::new(protocol::GomocupEngineAgent::<V>::from_spec(spec)?))),
     );
+    register_learned(&mut registry, V::ID.to_string());
     registry
 }
 
 /// The agent list of a game, one line each, for `stonelab agents`.
+#[must_use]
 pub fn help(game: GameId) -> String {
     let list = with_game!(game, G => G::registry().help());
     format!(

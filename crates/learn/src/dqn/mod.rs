@@ -1,0 +1,225 @@
+//! DQN over the Gym-style environment: a [`QNet`] learner with a replay buffer, a target
+//! network, Adam on the mean squared TD error, and greedy / ε-greedy / UCT behaviour; games are
+//! played several at a time so the network sees batches.
+
+pub mod agent;
+pub mod learner;
+pub mod selfplay;
+pub mod trainer;
+
+pub use agent::DqnAgent;
+pub use learner::DqnLearner;
+pub use selfplay::{evaluate, play_games, GameEnd, Seat};
+pub use trainer::{round_rng, DqnTrainer, EpisodeStats};
+
+use burn::tensor::{Device, Tensor, TensorData};
+use serde::{Deserialize, Serialize};
+
+use crate::encode::StonePlanes;
+use crate::resnet::{QNet, QNetArch, PLANES};
+
+/// How the learner picks its moves while training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Behaviour {
+    /// Always the best valid action by the network.
+    Greedy,
+    /// A random valid action with probability ε (decaying linearly), else greedy.
+    Epsilon,
+    /// Q(s,a) + c·sqrt(ln N(s) / N(s,a)) over visit counts kept in a hash table; unvisited
+    /// actions first.
+    Uct,
+}
+
+impl std::str::FromStr for Behaviour {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "greedy" => Ok(Behaviour::Greedy),
+            "epsilon" => Ok(Behaviour::Epsilon),
+            "uct" => Ok(Behaviour::Uct),
+            _ => Err(format!(
+                "unknown behaviour {s:?}: use greedy, epsilon or uct"
+            )),
+        }
+    }
+}
+
+/// Which rewards the learner sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rewards {
+    /// The environment's `seed` rewards divided by 100: disc gain minus the opponent's change
+    /// after every move, ±1 at the end.
+    Scaled,
+    /// Only the result: ±1, 0 for a draw.
+    Terminal,
+}
+
+/// Settings of DQN training (written to `config.json` and every checkpoint card).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DqnConfig {
+    /// The Q-network.
+    pub arch: QNetArch,
+    /// Behaviour policy while training.
+    pub behaviour: Behaviour,
+    /// Rewards.
+    pub rewards: Rewards,
+    /// Games played at once (their positions go through the network together).
+    pub parallel: usize,
+    /// Mini-batch size.
+    pub batch_size: usize,
+    /// Replay buffer capacity in transitions.
+    pub replay_capacity: usize,
+    /// Transitions collected before the first gradient step.
+    pub warmup: usize,
+    /// New transitions per gradient step.
+    pub train_every: usize,
+    /// Discount.
+    pub gamma: f32,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// Copy the network to the target network every this many episodes.
+    pub target_sync: usize,
+    /// ε at the first episode (`epsilon` behaviour).
+    pub epsilon_start: f64,
+    /// ε after `epsilon_decay` episodes.
+    pub epsilon_end: f64,
+    /// Episodes over which ε falls linearly.
+    pub epsilon_decay: usize,
+    /// Exploration constant of the `uct` behaviour.
+    pub uct_c: f32,
+    /// Train on a random one of the board's 8 symmetries of each sampled transition.
+    pub augment: bool,
+    /// Seed of the network, the games and the sampling.
+    pub seed: u64,
+}
+
+impl Default for DqnConfig {
+    fn default() -> Self {
+        DqnConfig {
+            arch: QNetArch::DEFAULT,
+            behaviour: Behaviour::Epsilon,
+            rewards: Rewards::Scaled,
+            parallel: 16,
+            batch_size: 64,
+            replay_capacity: 100_000,
+            warmup: 2_000,
+            train_every: 4,
+            gamma: 0.99,
+            learning_rate: 5e-4,
+            target_sync: 30,
+            epsilon_start: 1.0,
+            epsilon_end: 0.05,
+            epsilon_decay: 2_000,
+            uct_c: 0.3,
+            augment: true,
+            seed: 1,
+        }
+    }
+}
+
+impl DqnConfig {
+    /// ε after `episode` episodes.
+    #[must_use]
+    pub fn epsilon(&self, episode: usize) -> f64 {
+        if self.epsilon_decay == 0 {
+            return self.epsilon_end;
+        }
+        let f = (episode as f64 / self.epsilon_decay as f64).min(1.0);
+        self.epsilon_start + (self.epsilon_end - self.epsilon_start) * f
+    }
+
+    /// Checks the settings.
+    ///
+    /// # Errors
+    /// A message naming the first bad setting.
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(bool, &str); 9] = [
+            (self.parallel >= 1, "parallel must be at least 1"),
+            (self.batch_size >= 1, "batch size must be at least 1"),
+            (
+                self.replay_capacity >= 1,
+                "replay capacity must be at least 1",
+            ),
+            (self.train_every >= 1, "train-every must be at least 1"),
+            (
+                (0.0..=1.0).contains(&self.gamma),
+                "gamma must be within [0, 1]",
+            ),
+            (
+                self.learning_rate > 0.0 && self.learning_rate.is_finite(),
+                "learning rate must be positive",
+            ),
+            (self.target_sync >= 1, "target sync must be at least 1"),
+            (
+                (0.0..=1.0).contains(&self.epsilon_start)
+                    && (0.0..=1.0).contains(&self.epsilon_end),
+                "epsilon must be within [0, 1]",
+            ),
+            (
+                self.uct_c >= 0.0 && self.uct_c.is_finite(),
+                "uct c must be non-negative",
+            ),
+        ];
+        match checks.iter().find(|(ok, _)| !ok) {
+            Some((_, why)) => Err((*why).into()),
+            None => match self.arch {
+                QNetArch::Resnet { blocks, channels }
+                    if blocks > 64 || channels == 0 || channels > 1024 =>
+                {
+                    Err("resnet needs 0..=64 blocks and 1..=1024 channels".into())
+                }
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+/// Errors of DQN training and evaluation.
+#[derive(Debug, thiserror::Error)]
+pub enum DqnError {
+    /// A fixed opponent failed.
+    #[error("opponent failed: {0}")]
+    Opponent(String),
+    /// The environment refused a step (a bug: learners only play valid actions).
+    #[error("environment: {0}")]
+    Env(String),
+    /// Bad settings.
+    #[error("bad DQN settings: {0}")]
+    Config(String),
+}
+
+/// Input planes for a batch of stored (mover cells, Black to move) pairs:
+/// `[batch, PLANES, n, n]`, as [`StonePlanes`] encodes them.
+pub(crate) fn planes(boards: &[(&[i8], bool)], n: usize, device: &Device) -> Tensor<4> {
+    let points = n * n;
+    let mut data = Vec::with_capacity(boards.len() * PLANES * points);
+    for (cells, black) in boards {
+        StonePlanes::encode_cells(cells, *black, points, &mut data);
+    }
+    Tensor::<4>::from_data(TensorData::new(data, [boards.len(), PLANES, n, n]), device)
+}
+
+/// Action values of a batch of boards under `net` (an inference copy): one row of `n·n` per
+/// board.
+pub fn q_values(net: &QNet, boards: &[(&[i8], bool)], n: usize, device: &Device) -> Vec<f32> {
+    if boards.is_empty() {
+        return Vec::new();
+    }
+    net.forward(planes(boards, n, device))
+        .into_data()
+        .try_to_vec::<f32>()
+        .unwrap_or_default()
+}
+
+/// The best of `valid` by `q` (the lowest index among ties).
+pub(crate) fn best(q: &[f32], valid: &[usize]) -> Option<usize> {
+    valid.iter().copied().max_by(|&a, &b| {
+        q.get(a)
+            .unwrap_or(&f32::NEG_INFINITY)
+            .total_cmp(q.get(b).unwrap_or(&f32::NEG_INFINITY))
+            .then(b.cmp(&a))
+    })
+}

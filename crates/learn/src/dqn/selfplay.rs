@@ -1,0 +1,285 @@
+//! Rounds of games on the multi-game driver: learners batch their positions through their
+//! networks and learn from their moves; greedy evaluation through the arena.
+
+use env::RewardScheme;
+use game::{Color, Game};
+use rand::RngExt;
+use search::{Agent, AgentError};
+
+use crate::encode::mover_cells;
+use crate::replay::Transition;
+
+use super::*;
+
+/// Who plays a colour in a game of a round: a fixed agent, or learner `n`
+/// ([`Seat::Batched`]`(n)`).
+pub use search::driver::Seat;
+
+/// How a finished game went.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GameEnd {
+    /// Final disc or stone counts (black, white).
+    pub counts: (u32, u32),
+    /// The winner (None for a draw or a cut game).
+    pub winner: Option<Color>,
+    /// Total reward each colour received.
+    pub rewards: [f32; 2],
+}
+
+struct Pending {
+    state: Vec<i8>,
+    black: bool,
+    action: usize,
+    reward: f32,
+}
+
+/// The learners of a round as the driver's batched players: each step, every position a
+/// learner must move in goes through its network in one batch; transitions (with the rewards
+/// of the moves in between) go to its replay buffer as the games go on.
+struct LearnerSeats<'a, 'l, G: Game, R: RngExt> {
+    learners: &'a mut [&'l mut DqnLearner<G>],
+    /// Which learner sits at each colour of each game.
+    seats: Vec<[Option<usize>; 2]>,
+    pending: Vec<[Option<Pending>; 2]>,
+    rewards: Vec<[f32; 2]>,
+    scheme: RewardScheme,
+    epsilon: f64,
+    explore: bool,
+    learn: bool,
+    rng: &'a mut R,
+}
+
+impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, '_, G, R> {
+    fn choose(
+        &mut self,
+        player: usize,
+        requests: &[(usize, &G)],
+    ) -> Result<Vec<G::Move>, AgentError> {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let learner = self
+            .learners
+            .get_mut(player)
+            .ok_or_else(|| AgentError::Failed(format!("no learner {player}")))?;
+        let inputs: Vec<(Vec<i8>, bool, Vec<usize>)> = requests
+            .iter()
+            .map(|(_, pos)| {
+                let valid: Vec<usize> = pos
+                    .legal_moves()
+                    .into_iter()
+                    .map(G::action_index)
+                    .filter(|&a| a < points)
+                    .collect();
+                (mover_cells(*pos), pos.side_to_move() == Color::Black, valid)
+            })
+            .collect();
+        let boards: Vec<(&[i8], bool)> =
+            inputs.iter().map(|(c, b, _)| (c.as_slice(), *b)).collect();
+        let q = learner.q_batch(&boards);
+        let mut moves = Vec::with_capacity(requests.len());
+        for (j, ((k, _), (cells, black, valid))) in requests.iter().zip(inputs).enumerate() {
+            let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
+            let a = learner.choose(
+                row,
+                (&cells, black),
+                &valid,
+                self.epsilon,
+                self.explore,
+                self.rng,
+            );
+            moves.push(G::action_move(a).ok_or_else(|| AgentError::Failed(format!("action {a}")))?);
+            let mover = if black { Color::Black } else { Color::White };
+            if self.learn {
+                let pending = &mut self.pending[*k][mover.index()];
+                if let Some(p) = pending.take() {
+                    learner.push(
+                        Transition {
+                            state: p.state,
+                            black: p.black,
+                            action: p.action as u16,
+                            reward: p.reward,
+                            next: cells.clone(),
+                            next_black: black,
+                            next_valid: valid.iter().map(|&v| v as u16).collect(),
+                            done: false,
+                        },
+                        self.rng,
+                    );
+                }
+                *pending = Some(Pending {
+                    state: cells,
+                    black,
+                    action: a,
+                    reward: 0.0,
+                });
+            }
+        }
+        Ok(moves)
+    }
+
+    fn played(&mut self, game: usize, before: &G, mv: G::Move, after: &G) {
+        let r = env::move_rewards(before, mv, after, self.scheme);
+        for ((total, pending), r) in self.rewards[game]
+            .iter_mut()
+            .zip(self.pending[game].iter_mut())
+            .zip(r)
+        {
+            *total += r;
+            if let Some(p) = pending.as_mut() {
+                p.reward += r;
+            }
+        }
+    }
+
+    fn finished(&mut self, game: usize, _end: &G) {
+        if !self.learn {
+            return;
+        }
+        for c in 0..2 {
+            let Some(p) = self.pending[game][c].take() else {
+                continue;
+            };
+            if let Some(learner) = self.seats[game][c].and_then(|l| self.learners.get_mut(l)) {
+                learner.push(
+                    Transition {
+                        state: p.state,
+                        black: p.black,
+                        action: p.action as u16,
+                        reward: p.reward,
+                        next: Vec::new(),
+                        next_black: false,
+                        next_valid: Vec::new(),
+                        done: true,
+                    },
+                    self.rng,
+                );
+            }
+        }
+    }
+}
+
+/// Plays one game per entry of `seats` at the same time on the multi-game driver; learners act
+/// by their behaviour (`explore`) or greedily, and learn from their moves when `learn` is set.
+///
+/// # Errors
+/// [`DqnError`] when a fixed agent fails.
+pub fn play_games<G: Game, R: RngExt>(
+    learners: &mut [&mut DqnLearner<G>],
+    seats: Vec<[Seat<G>; 2]>,
+    epsilon: f64,
+    explore: bool,
+    learn: bool,
+    rng: &mut R,
+) -> Result<Vec<GameEnd>, DqnError> {
+    let scheme = match learners.first().map(|l| l.config.rewards) {
+        Some(Rewards::Terminal) => RewardScheme::Terminal,
+        _ => RewardScheme::Scaled,
+    };
+    let learner_at = |seat: &Seat<G>| match seat {
+        Seat::Batched(l) => Some(*l),
+        Seat::Agent(_) => None,
+    };
+    let n = seats.len();
+    let mut players = LearnerSeats {
+        seats: seats
+            .iter()
+            .map(|[b, w]| [learner_at(b), learner_at(w)])
+            .collect(),
+        learners,
+        pending: (0..n).map(|_| [None, None]).collect(),
+        rewards: vec![[0.0; 2]; n],
+        scheme,
+        epsilon,
+        explore,
+        learn,
+        rng,
+    };
+    let tables = seats
+        .into_iter()
+        .map(|seats| search::driver::Table {
+            start: G::start(),
+            seats,
+        })
+        .collect();
+    let played = search::driver::play(
+        tables,
+        &mut players,
+        &search::driver::DriverConfig::default(),
+    )
+    .map_err(|e| match e {
+        search::driver::DriverError::Agent { error, .. } => DqnError::Opponent(error.to_string()),
+        other => DqnError::Env(other.to_string()),
+    })?;
+    Ok(played
+        .into_iter()
+        .zip(players.rewards)
+        .map(|(p, rewards)| GameEnd {
+            counts: p.end.counts(),
+            winner: p.end.outcome().and_then(|o| o.winner()),
+            rewards,
+        })
+        .collect())
+}
+
+/// Learners as batched players that always take their greedy move (evaluation).
+struct GreedyLearners<'a, G: Game> {
+    learners: Vec<&'a mut DqnLearner<G>>,
+}
+
+impl<G: Game> search::driver::BatchedPlayers<G> for GreedyLearners<'_, G> {
+    fn choose(
+        &mut self,
+        player: usize,
+        requests: &[(usize, &G)],
+    ) -> Result<Vec<G::Move>, AgentError> {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let learner = self
+            .learners
+            .get_mut(player)
+            .ok_or_else(|| AgentError::Failed(format!("no learner {player}")))?;
+        let cells: Vec<(Vec<i8>, bool)> = requests
+            .iter()
+            .map(|(_, pos)| (mover_cells(*pos), pos.side_to_move() == Color::Black))
+            .collect();
+        let boards: Vec<(&[i8], bool)> = cells.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
+        let q = learner.q_batch(&boards);
+        requests
+            .iter()
+            .enumerate()
+            .map(|(j, (_, pos))| {
+                let valid: Vec<usize> = pos
+                    .legal_moves()
+                    .into_iter()
+                    .map(G::action_index)
+                    .filter(|&a| a < points)
+                    .collect();
+                let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
+                let a = best(row, &valid).unwrap_or(0);
+                G::action_move(a).ok_or_else(|| AgentError::Failed(format!("action {a}")))
+            })
+            .collect()
+    }
+}
+
+/// Greedy games of `learner` against fresh opponents from `opponent(seed)`, colours
+/// alternating, through the arena's evaluation match ([`arena::versus`]): its positions of
+/// each step go through the network in one batch.
+///
+/// # Errors
+/// [`DqnError::Opponent`] when an opponent fails.
+pub fn evaluate<G: Game>(
+    learner: &mut DqnLearner<G>,
+    opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+    settings: &arena::VersusSettings,
+) -> Result<arena::ColourWdl, DqnError> {
+    let mut players = GreedyLearners {
+        learners: vec![learner],
+    };
+    arena::versus(&mut |_| Seat::Batched(0), &mut players, opponent, settings).map_err(
+        |e| match e {
+            search::driver::DriverError::Agent { error, .. } => {
+                DqnError::Opponent(error.to_string())
+            }
+            other => DqnError::Env(other.to_string()),
+        },
+    )
+}

@@ -1,0 +1,526 @@
+//! Training runs as library code: the run folder ([`RunDir`]), the [`Trainer`] trait every
+//! algorithm implements for any game, and [`train`], the loop that plays rounds, logs them,
+//! evaluates through the arena against injected opponents, and checkpoints. Progress goes to a
+//! callback; the application draws bars and plots from it.
+
+mod dir;
+mod trainers;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use arena::{ColourWdl, VersusSettings};
+use game::Game;
+use search::Agent;
+use serde::{Deserialize, Serialize};
+
+pub use dir::{
+    Checkpoint, CsvLog, Export, RunDir, CHECKPOINTS, CONFIG, EVAL, KEEP_CHECKPOINTS, LOG, PLOTS,
+    STATE,
+};
+
+use crate::checkpoint::ModelError;
+use crate::competitive::CompetitiveTrainer;
+use crate::dqn::{DqnConfig, DqnError, DqnTrainer};
+use crate::qmlp::{QMlpConfig, QMlpTrainer};
+
+/// The header of `eval.csv`.
+pub const EVAL_HEADER: &str = "episode,learner,opponent,games,win_rate,score,black_won,\
+                               black_drawn,black_lost,white_won,white_drawn,white_lost";
+
+/// The seed of the evaluation against the `k`-th opponent: the same at every evaluation, so
+/// the curves compare like with like.
+#[must_use]
+pub fn eval_seed(k: usize) -> u64 {
+    7_919 + k as u64
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A new run was aimed at a folder that holds one.
+    #[error("{0} already holds a run")]
+    Exists(PathBuf),
+    /// A run to resume is not there.
+    #[error("{0} holds no run (no config.json)")]
+    NoRun(PathBuf),
+    /// The run to resume is of another algorithm or game.
+    #[error("{path} is a {algo} run on {game}, not {want_algo} on {want_game}")]
+    Mismatch {
+        /// The run folder.
+        path: PathBuf,
+        /// Its algorithm.
+        algo: String,
+        /// Its game.
+        game: String,
+        /// The algorithm asked for.
+        want_algo: String,
+        /// The game asked for.
+        want_game: String,
+    },
+    /// `config.json` is malformed or does not fit.
+    #[error("{path}: {why}")]
+    BadConfig {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// A checkpoint folder is incomplete or corrupt.
+    #[error("checkpoint {path}: {why}")]
+    BadCheckpoint {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
+    /// Bad settings.
+    #[error("{0}")]
+    Settings(String),
+    /// Model or state files.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// Training failed.
+    #[error(transparent)]
+    Dqn(#[from] DqnError),
+    /// An evaluation game failed.
+    #[error("evaluation: {0}")]
+    Eval(#[from] search::driver::DriverError),
+}
+
+/// What `config.json` holds: the algorithm, the game and the schedule, and the algorithm's own
+/// settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// `dqn`, `dqn-competitive` or `q-mlp`.
+    pub algo: String,
+    /// The game id (`othello8`, `gomoku9`, ...), written on the model cards.
+    pub game: String,
+    /// Training games in all.
+    pub episodes: usize,
+    /// Evaluate every this many episodes.
+    pub eval_every: usize,
+    /// Games per evaluation and opponent, colours alternating.
+    pub eval_games: usize,
+    /// Checkpoint every this many episodes.
+    pub checkpoint_every: usize,
+    /// The training opponent's spec (dqn).
+    pub opponent: String,
+    /// DQN settings (`dqn`, `dqn-competitive`).
+    #[serde(default)]
+    pub dqn: Option<DqnConfig>,
+    /// Q-learning MLP settings (`q-mlp`).
+    #[serde(default)]
+    pub q_mlp: Option<QMlpSettings>,
+}
+
+/// The Q-learning MLP's settings in `config.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QMlpSettings {
+    /// Games per epoch (one gradient step per game).
+    pub games_per_epoch: usize,
+    /// Discount.
+    pub gamma: f32,
+    /// Adam learning rate.
+    pub learning_rate: f64,
+    /// Seed of the network and the games.
+    pub seed: u64,
+}
+
+/// The algorithms [`build_trainer`] knows.
+pub const ALGOS: [&str; 3] = ["dqn", "dqn-competitive", "q-mlp"];
+
+impl RunConfig {
+    /// Checks that the schedule and the algorithm's settings are usable.
+    ///
+    /// # Errors
+    /// [`RunError::Settings`] naming the problem.
+    pub fn validate(&self) -> Result<(), RunError> {
+        if !ALGOS.contains(&self.algo.as_str()) {
+            return Err(RunError::Settings(format!(
+                "unknown algorithm {:?} (known: {})",
+                self.algo,
+                ALGOS.join(", ")
+            )));
+        }
+        if self.episodes == 0 {
+            return Err(RunError::Settings("episodes must be at least 1".into()));
+        }
+        if self.eval_every == 0 || self.checkpoint_every == 0 {
+            return Err(RunError::Settings(
+                "eval_every and checkpoint_every must be at least 1".into(),
+            ));
+        }
+        match (self.algo.as_str(), &self.dqn, &self.q_mlp) {
+            ("q-mlp", _, Some(q)) => {
+                if q.games_per_epoch == 0 {
+                    return Err(RunError::Settings(
+                        "games_per_epoch must be at least 1".into(),
+                    ));
+                }
+                Ok(())
+            }
+            ("q-mlp", _, None) => Err(RunError::Settings(
+                "a q-mlp run needs q_mlp settings".into(),
+            )),
+            (_, Some(d), _) => d.validate().map_err(RunError::Settings),
+            (algo, None, _) => Err(RunError::Settings(format!(
+                "a {algo} run needs dqn settings"
+            ))),
+        }
+    }
+
+    /// The settings of the Q-learning MLP trainer.
+    fn q_mlp_config(&self) -> Result<QMlpConfig, RunError> {
+        let s = self
+            .q_mlp
+            .as_ref()
+            .ok_or_else(|| RunError::Settings("config.json has no q_mlp settings".into()))?;
+        let per = s.games_per_epoch.max(1);
+        Ok(QMlpConfig {
+            epochs: self.episodes.div_ceil(per),
+            games_per_epoch: per,
+            gamma: s.gamma,
+            learning_rate: s.learning_rate,
+            seed: s.seed,
+        })
+    }
+
+    fn dqn_config(&self) -> Result<DqnConfig, RunError> {
+        self.dqn
+            .clone()
+            .ok_or_else(|| RunError::Settings("config.json has no dqn settings".into()))
+    }
+}
+
+/// Opens the `algo` run on `game` in `root` to continue it: its settings (with `episodes` as
+/// the new total when given), and its newest complete checkpoint, with the logs cut back to
+/// that checkpoint (or removed when there is none: the run starts over).
+///
+/// # Errors
+/// [`RunError::NoRun`], [`RunError::Mismatch`], [`RunError::BadConfig`], or [`RunError::Io`];
+/// nothing is changed then.
+pub fn resume(
+    root: &std::path::Path,
+    algo: &str,
+    game: &str,
+    episodes: Option<usize>,
+) -> Result<(RunDir, RunConfig, Option<Checkpoint>), RunError> {
+    let dir = RunDir::open(root)?;
+    let mut config: RunConfig = dir.read_config()?;
+    if config.algo != algo || config.game != game {
+        return Err(RunError::Mismatch {
+            path: root.to_path_buf(),
+            algo: config.algo,
+            game: config.game,
+            want_algo: algo.into(),
+            want_game: game.into(),
+        });
+    }
+    if let Some(episodes) = episodes {
+        config.episodes = episodes;
+    }
+    config.validate().map_err(|e| RunError::BadConfig {
+        path: dir.file(CONFIG),
+        why: e.to_string(),
+    })?;
+    let checkpoint = dir.latest_checkpoint();
+    if let (Some(asked), Some(cp)) = (episodes, &checkpoint) {
+        if asked < cp.episode {
+            // Nothing is rewound: the run stays as it is.
+            return Err(RunError::Settings(format!(
+                "{}: the run has already played {} episodes (its newest checkpoint), more than \
+                 the {asked} asked for: ask for more, or leave the episode count out",
+                root.display(),
+                cp.episode
+            )));
+        }
+    }
+    dir.rewind(checkpoint.as_ref())?;
+    Ok((dir, config, checkpoint))
+}
+
+/// Makes a fresh player of the game from a seed (an opponent).
+pub type AgentFactory<'a, G> = dyn Fn(u64) -> Box<dyn Agent<G>> + 'a;
+
+/// An evaluation opponent: its name in `eval.csv` and a maker of fresh ones by seed.
+pub struct Opponent<'a, G: Game> {
+    /// Its name (usually its spec).
+    pub name: String,
+    /// Builds one for each game.
+    pub make: Box<AgentFactory<'a, G>>,
+}
+
+/// One training episode's row of `log.csv` (without the trailing `seconds` column, which
+/// [`train`] adds) and what a progress display shows of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpisodeRow {
+    /// The CSV fields, starting with the episode number.
+    pub fields: String,
+    /// Whether the learner (the black one, in competitive training) won.
+    pub won: bool,
+    /// The learner's loss, when it learned.
+    pub loss: Option<f64>,
+}
+
+/// A training algorithm on game `G`: plays rounds and learns, saves and loads its whole state,
+/// evaluates its greedy players, and exports its models with cards.
+pub trait Trainer<G: Game> {
+    /// Its name in `config.json`, `state.json` and on the cards.
+    fn algo(&self) -> &'static str;
+    /// The columns of `log.csv`, without the final `seconds`.
+    fn log_header(&self) -> &'static str;
+    /// Episodes (training games) played.
+    fn episode(&self) -> usize;
+    /// The exploration rate now (for display).
+    fn epsilon(&self) -> f64;
+    /// Plays and learns one round of at most `limit` games; `opponent` makes the training
+    /// opponents of algorithms that have one.
+    ///
+    /// # Errors
+    /// [`RunError`] when a game or a learning step fails.
+    fn round(
+        &mut self,
+        limit: usize,
+        opponent: &AgentFactory<'_, G>,
+    ) -> Result<Vec<EpisodeRow>, RunError>;
+    /// Greedy evaluation games of each of its players against `opponent` (through
+    /// [`arena::versus`]): (player label, results) per player.
+    ///
+    /// # Errors
+    /// [`RunError::Eval`] when a game fails.
+    fn evaluate(
+        &mut self,
+        opponent: &AgentFactory<'_, G>,
+        settings: &VersusSettings,
+    ) -> Result<Vec<(String, ColourWdl)>, RunError>;
+    /// Writes everything needed to continue into the existing folder `dir`.
+    ///
+    /// # Errors
+    /// [`RunError`] when a file cannot be written.
+    fn save_state(&self, dir: &std::path::Path) -> Result<(), RunError>;
+    /// Continues from [`save_state`](Self::save_state) files written at `episode`.
+    ///
+    /// # Errors
+    /// [`RunError`] for missing or corrupt files.
+    fn load_state(&mut self, dir: &std::path::Path, episode: usize) -> Result<(), RunError>;
+    /// The models to publish now, with cards for game `game` (its id) and `last_eval`.
+    ///
+    /// # Errors
+    /// [`RunError::Model`] when weights cannot be serialised.
+    fn models(&self, game: &str, last_eval: &serde_json::Value) -> Result<Vec<Export>, RunError>;
+}
+
+/// A trainer for `config` on game `G`: fresh, or continued from `from`.
+///
+/// # Errors
+/// [`RunError`] for bad settings or an unreadable checkpoint.
+pub fn build_trainer<G: Game>(
+    config: &RunConfig,
+    from: Option<&Checkpoint>,
+) -> Result<Box<dyn Trainer<G>>, RunError> {
+    config.validate()?;
+    let mut trainer: Box<dyn Trainer<G>> = match config.algo.as_str() {
+        "dqn" => Box::new(DqnTrainer::<G>::new(config.dqn_config()?)?),
+        "dqn-competitive" => Box::new(CompetitiveTrainer::<G>::new(config.dqn_config()?)?),
+        _ => Box::new(QMlpTrainer::<G>::new(config.q_mlp_config()?)),
+    };
+    if let Some(cp) = from {
+        trainer.load_state(&cp.path, cp.episode)?;
+    }
+    Ok(trainer)
+}
+
+/// What [`train`] reports as it goes.
+#[derive(Debug)]
+pub enum Progress<'a> {
+    /// The loop starts at `episode` of `total` (more than 0 when resumed).
+    Started {
+        /// Episodes already played.
+        episode: usize,
+        /// The run's total.
+        total: usize,
+    },
+    /// A round was played and logged.
+    Round {
+        /// Episodes played now.
+        episode: usize,
+        /// Its games.
+        rows: &'a [EpisodeRow],
+        /// The exploration rate for the next round.
+        epsilon: f64,
+    },
+    /// An evaluation starts.
+    Evaluating {
+        /// At this episode.
+        episode: usize,
+        /// Games per opponent.
+        games: usize,
+    },
+    /// An evaluation was written to `eval.csv`.
+    Evaluated {
+        /// At this episode.
+        episode: usize,
+        /// (player, opponent, results) for each pair.
+        results: &'a [(String, String, ColourWdl)],
+    },
+    /// A checkpoint was written.
+    Checkpointed(&'a Checkpoint),
+}
+
+/// What a finished [`train`] call did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Episodes played when it started.
+    pub started_at: usize,
+    /// Episodes played now.
+    pub episodes: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// The last evaluation: (player, opponent, results).
+    pub last_eval: Vec<(String, String, ColourWdl)>,
+}
+
+/// The last evaluation as written on model cards: `"{player} vs {opponent}"` → games, rates
+/// and per-colour counts, plus the episode.
+#[must_use]
+pub fn eval_json(episode: usize, results: &[(String, String, ColourWdl)]) -> serde_json::Value {
+    let mut map = serde_json::Map::new();
+    for (who, opp, r) in results {
+        map.insert(
+            format!("{who} vs {opp}"),
+            serde_json::json!({
+                "games": r.games(),
+                "win_rate": r.win_rate(),
+                "score": r.score(),
+                "as_black": {"won": r.as_black.wins, "drawn": r.as_black.draws, "lost": r.as_black.losses},
+                "as_white": {"won": r.as_white.wins, "drawn": r.as_white.draws, "lost": r.as_white.losses},
+            }),
+        );
+    }
+    let mut value = serde_json::Value::Object(map);
+    value["episode"] = serde_json::json!(episode);
+    value
+}
+
+fn eval_row(episode: usize, who: &str, opp: &str, r: &ColourWdl) -> String {
+    format!(
+        "{episode},{who},{opp},{},{:.4},{:.4},{},{},{},{},{},{}",
+        r.games(),
+        r.win_rate(),
+        r.score(),
+        r.as_black.wins,
+        r.as_black.draws,
+        r.as_black.losses,
+        r.as_white.wins,
+        r.as_white.draws,
+        r.as_white.losses
+    )
+}
+
+/// Trains `trainer` in `dir` up to `config.episodes`: rounds against `opponent`, one `log.csv`
+/// row per episode, evaluations against each of `evals` (at the start of a fresh run, every
+/// `eval_every` episodes and at the end), checkpoints every `checkpoint_every` episodes and at
+/// the end. A run resumed from a checkpoint plays exactly what the uninterrupted run would
+/// have from there.
+///
+/// # Errors
+/// [`RunError`] when a round, an evaluation or a write fails; what was checkpointed stays.
+pub fn train<G: Game>(
+    dir: &RunDir,
+    config: &RunConfig,
+    trainer: &mut dyn Trainer<G>,
+    opponent: &AgentFactory<'_, G>,
+    evals: &[Opponent<'_, G>],
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> Result<Summary, RunError> {
+    config.validate()?;
+    let started_at = trainer.episode();
+    let started = Instant::now();
+    let mut summary = Summary {
+        started_at,
+        episodes: started_at,
+        seconds: 0.0,
+        last_eval: Vec::new(),
+    };
+    if started_at >= config.episodes {
+        return Ok(summary);
+    }
+    let mut log = dir.log(&format!("{},seconds", trainer.log_header()))?;
+    let mut eval = dir.eval_log()?;
+    progress(Progress::Started {
+        episode: started_at,
+        total: config.episodes,
+    });
+    let mut last_eval = serde_json::Value::Null;
+    let mut evaluate = |trainer: &mut dyn Trainer<G>,
+                        episode: usize,
+                        progress: &mut dyn FnMut(Progress<'_>)|
+     -> Result<Vec<(String, String, ColourWdl)>, RunError> {
+        progress(Progress::Evaluating {
+            episode,
+            games: config.eval_games,
+        });
+        let mut results = Vec::new();
+        for (k, opp) in evals.iter().enumerate() {
+            let settings = VersusSettings::new(config.eval_games, eval_seed(k));
+            for (who, r) in trainer.evaluate(opp.make.as_ref(), &settings)? {
+                eval.row(&eval_row(episode, &who, &opp.name, &r))?;
+                results.push((who, opp.name.clone(), r));
+            }
+        }
+        eval.flush()?;
+        progress(Progress::Evaluated {
+            episode,
+            results: &results,
+        });
+        Ok(results)
+    };
+    if started_at == 0 {
+        summary.last_eval = evaluate(trainer, 0, progress)?;
+        last_eval = eval_json(0, &summary.last_eval);
+    }
+    while trainer.episode() < config.episodes {
+        let before = trainer.episode();
+        let rows = trainer.round(config.episodes - before, opponent)?;
+        let seconds = started.elapsed().as_secs_f64();
+        for row in &rows {
+            log.row(&format!("{},{seconds:.1}", row.fields))?;
+        }
+        log.flush()?;
+        let now = trainer.episode();
+        progress(Progress::Round {
+            episode: now,
+            rows: &rows,
+            epsilon: trainer.epsilon(),
+        });
+        let crossed = |every: usize| now / every > before / every || now == config.episodes;
+        if crossed(config.eval_every) {
+            summary.last_eval = evaluate(trainer, now, progress)?;
+            last_eval = eval_json(now, &summary.last_eval);
+        }
+        if crossed(config.checkpoint_every) {
+            let exports = trainer.models(&config.game, &last_eval)?;
+            let cp =
+                dir.save_checkpoint(now, trainer.algo(), &|tmp| trainer.save_state(tmp), exports)?;
+            progress(Progress::Checkpointed(&cp));
+        }
+        if now == before {
+            return Err(RunError::Settings(format!(
+                "{} played no game in a round",
+                trainer.algo()
+            )));
+        }
+    }
+    summary.episodes = trainer.episode();
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}

@@ -1,0 +1,291 @@
+//! Training runs through the library: the run folder, resume-equals-uninterrupted for every
+//! trainer and from every kept checkpoint, a run killed with SIGKILL that resumes into exactly
+//! the uninterrupted run, clear refusals, and DQN learning on small Gomoku.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use game::Game;
+use gomoku::Gomoku9;
+use learn::run::{QMlpSettings, CHECKPOINTS};
+use learn::{
+    build_trainer, resume, train, DqnConfig, Opponent, QNetArch, RunConfig, RunDir, RunError,
+};
+use othello::Othello4;
+use search::{Agent, RandomAgent};
+
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stonelab-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn random<G: Game>(seed: u64) -> Box<dyn Agent<G>> {
+    Box::new(RandomAgent::new(seed))
+}
+
+/// A tiny run of `algo` on `game`: seconds, not minutes.
+fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
+    RunConfig {
+        algo: algo.into(),
+        game: game.into(),
+        episodes,
+        eval_every: 16,
+        eval_games: 6,
+        checkpoint_every: 8,
+        opponent: "random".into(),
+        dqn: (algo != "q-mlp").then(|| DqnConfig {
+            arch: QNetArch::Resnet {
+                blocks: 1,
+                channels: 8,
+            },
+            parallel: 4,
+            batch_size: 16,
+            warmup: 24,
+            train_every: 4,
+            epsilon_decay: 32,
+            target_sync: 8,
+            seed: 5,
+            ..DqnConfig::default()
+        }),
+        q_mlp: (algo == "q-mlp").then_some(QMlpSettings {
+            games_per_epoch: 4,
+            gamma: 0.99,
+            learning_rate: 1e-3,
+            seed: 5,
+        }),
+    }
+}
+
+/// Runs (or continues) the run in `root` to `config.episodes`.
+fn run<G: Game>(root: &Path, config: &RunConfig, fresh: bool) -> Result<(), RunError> {
+    let (dir, config, from) = if fresh {
+        let dir = RunDir::create(root, false)?;
+        dir.write_config(config)?;
+        (dir, config.clone(), None)
+    } else {
+        resume(root, &config.algo, &config.game, Some(config.episodes))?
+    };
+    let mut trainer = build_trainer::<G>(&config, from.as_ref())?;
+    let evals = [Opponent {
+        name: "random".into(),
+        make: Box::new(random::<G>),
+    }];
+    train(
+        &dir,
+        &config,
+        trainer.as_mut(),
+        &random::<G>,
+        &evals,
+        &mut |_| {},
+    )?;
+    Ok(())
+}
+
+/// log.csv without the wall-clock column, and eval.csv.
+fn logs(root: &Path) -> (Vec<String>, String) {
+    let log = std::fs::read_to_string(root.join("log.csv")).expect("log.csv");
+    let rows = log
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |(a, _)| a).to_string())
+        .collect();
+    (
+        rows,
+        std::fs::read_to_string(root.join("eval.csv")).expect("eval.csv"),
+    )
+}
+
+fn checkpoints(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root.join(CHECKPOINTS))
+        .expect("checkpoints")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("ep-"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_trainer_resumes_from_every_kept_checkpoint_like_an_uninterrupted_run() {
+    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+        let whole = folder(&format!("{algo}-whole"));
+        run::<Othello4>(&whole, &tiny(algo, "othello4", 32), true).expect("uninterrupted");
+        let expected = logs(&whole);
+        assert_eq!(expected.0.len(), 33, "{algo}: header + one row per episode");
+        assert_eq!(
+            checkpoints(&whole),
+            ["ep-00000024", "ep-00000032"],
+            "{algo}"
+        );
+        let card: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(whole.join(CHECKPOINTS).join(if algo == "dqn-competitive" {
+                "black-last.json"
+            } else {
+                "last.json"
+            }))
+            .expect("card"),
+        )
+        .expect("json");
+        assert_eq!(card["algo"], if algo == "q-mlp" { "q-mlp" } else { "dqn" });
+        assert_eq!(card["game"], "othello4");
+        assert_eq!(card["episodes"], 32);
+        assert_eq!(card["last_eval"]["episode"], 32, "{card}");
+
+        // Stopped at 16 (checkpoints 8 and 16 kept), continued from each of them.
+        for keep in ["ep-00000008", "ep-00000016"] {
+            let part = folder(&format!("{algo}-part"));
+            run::<Othello4>(&part, &tiny(algo, "othello4", 16), true).expect("first part");
+            assert_eq!(checkpoints(&part), ["ep-00000008", "ep-00000016"], "{algo}");
+            if keep == "ep-00000008" {
+                std::fs::remove_dir_all(part.join(CHECKPOINTS).join("ep-00000016"))
+                    .expect("remove");
+            }
+            run::<Othello4>(&part, &tiny(algo, "othello4", 32), false).expect("resumed");
+            assert_eq!(logs(&part), expected, "{algo} resumed from {keep}");
+        }
+    }
+}
+
+#[test]
+fn refusals_name_the_problem_and_change_nothing() {
+    let root = folder("refusals");
+    run::<Othello4>(&root, &tiny("dqn", "othello4", 8), true).expect("run");
+    let before = logs(&root);
+    let e = run::<Othello4>(&root, &tiny("dqn", "othello4", 8), true).expect_err("exists");
+    assert!(matches!(e, RunError::Exists(_)), "{e}");
+    let e = resume(&root, "q-mlp", "othello4", None).expect_err("other algorithm");
+    assert!(
+        e.to_string()
+            .contains("is a dqn run on othello4, not q-mlp"),
+        "{e}"
+    );
+    let e = resume(&root, "dqn", "gomoku9", None).expect_err("other game");
+    assert!(e.to_string().contains("not dqn on gomoku9"), "{e}");
+    let e = resume(&root, "dqn", "othello4", Some(4)).expect_err("fewer than played");
+    assert!(
+        e.to_string()
+            .contains("already played 8 episodes (its newest checkpoint), more than the 4"),
+        "{e}"
+    );
+    assert_eq!(logs(&root), before);
+    let e = resume(&folder("nothing"), "dqn", "othello4", None).expect_err("no run");
+    assert!(e.to_string().contains("no config.json"), "{e}");
+    let mut bad = tiny("dqn", "othello4", 8);
+    bad.algo = "sarsa".into();
+    let e = bad.validate().expect_err("unknown algorithm");
+    assert!(e.to_string().contains("unknown algorithm \"sarsa\""), "{e}");
+}
+
+/// The child side of the SIGKILL test: trains a long run into the folder it is given.
+#[test]
+#[ignore = "run by a_run_killed_with_sigkill_resumes_into_the_uninterrupted_run"]
+fn child_trains_until_killed() {
+    let Ok(root) = std::env::var("STONELAB_RUN_CHILD") else {
+        return;
+    };
+    run::<Othello4>(Path::new(&root), &tiny("dqn", "othello4", 100_000), true).expect("child");
+}
+
+#[test]
+fn a_run_killed_with_sigkill_resumes_into_the_uninterrupted_run() {
+    let root = folder("killed");
+    let mut child = Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "child_trains_until_killed",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("STONELAB_RUN_CHILD", &root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the child");
+    // Kill it soon after its second checkpoint, probably in the middle of a round or a write.
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(300) {
+        let done = std::fs::read_dir(root.join(CHECKPOINTS)).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("ep-"))
+                .count()
+        });
+        if done >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    std::thread::sleep(Duration::from_millis(120));
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    // The killed run's config says 100,000 episodes: continue it to two checkpoints past its
+    // newest one instead, and compare with an uninterrupted run of that length.
+    let newest = RunDir::open(&root)
+        .expect("the run folder")
+        .latest_checkpoint()
+        .expect("a complete checkpoint survives the kill");
+    let total = newest.episode + 16;
+    run::<Othello4>(&root, &tiny("dqn", "othello4", total), false).expect("resume after a kill");
+    let whole = folder("killed-whole");
+    run::<Othello4>(&whole, &tiny("dqn", "othello4", total), true).expect("uninterrupted");
+    let (killed, whole) = (logs(&root), logs(&whole));
+    assert_eq!(
+        killed.0, whole.0,
+        "every episode once, as in the uninterrupted run"
+    );
+    assert_eq!(
+        killed.1, whole.1,
+        "every evaluation once, as in the uninterrupted run"
+    );
+}
+
+/// DQN learns 9x9 freestyle Gomoku against `random`: from about even to a clear majority in
+/// 2,000 episodes (the settings of `stonelab train dqn --game gomoku9 --episodes 2000 --blocks 2
+/// --channels 16 --rewards terminal --warmup 500 --batch-size 32 --train-every 2
+/// --epsilon-decay 800 --seed 2`). Slow (minutes): run with `--ignored`.
+#[test]
+#[ignore = "slow: trains 2,000 Gomoku episodes (about 5 minutes on 2 cores)"]
+fn dqn_on_9x9_gomoku_rises_against_random() {
+    let config: RunConfig = serde_json::from_value(serde_json::json!({
+        "algo": "dqn", "game": "gomoku9", "episodes": 2000, "eval_every": 1000,
+        "eval_games": 100, "checkpoint_every": 1000, "opponent": "random",
+        "dqn": {
+            "arch": {"kind": "resnet", "blocks": 2, "channels": 16},
+            "behaviour": "epsilon", "rewards": "terminal", "parallel": 16, "batch_size": 32,
+            "replay_capacity": 100000, "warmup": 500, "train_every": 2, "gamma": 0.99,
+            "learning_rate": 0.0005, "target_sync": 30, "epsilon_start": 1.0,
+            "epsilon_end": 0.05, "epsilon_decay": 800, "uct_c": 0.3, "augment": true, "seed": 2
+        },
+        "q_mlp": null
+    }))
+    .expect("config");
+    let root = folder("gomoku9");
+    let dir = RunDir::create(&root, false).expect("dir");
+    let mut trainer = build_trainer::<Gomoku9>(&config, None).expect("trainer");
+    let evals = [Opponent {
+        name: "random".into(),
+        make: Box::new(random::<Gomoku9>),
+    }];
+    let mut rates = Vec::new();
+    train(
+        &dir,
+        &config,
+        trainer.as_mut(),
+        &random::<Gomoku9>,
+        &evals,
+        &mut |p| {
+            if let learn::Progress::Evaluated { results, .. } = p {
+                rates.push(results[0].2.score());
+            }
+        },
+    )
+    .expect("train");
+    assert_eq!(rates.len(), 3, "before, halfway and after");
+    assert!(rates[2] > rates[0] + 0.2, "score against random {rates:?}");
+    // The model is written for gomoku9 and loads only as a gomoku9 model.
+    let path = root.join(CHECKPOINTS).join("last.safetensors");
+    learn::QNet::load(&path, "gomoku9", 9).expect("loads");
+    let e = learn::QNet::load(&path, "gomoku15", 15).expect_err("other game");
+    assert!(e.to_string().contains("plays gomoku9"), "{e}");
+}
