@@ -217,7 +217,8 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
                         6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
                         _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
                     }?;
-                    Ok(format!("{games} games {rate:.0}"))
+                    let noun = if games == 1 { "game" } else { "games" };
+                    Ok(format!("{games} {noun} {rate:.0}"))
                 })
                 .collect::<Result<_>>()?;
             println!(
