@@ -3,27 +3,23 @@
 //! `--resume` continues from).
 
 use std::collections::VecDeque;
-use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use learn::checkpoint::write_atomic;
 use learn::run::QMlpSettings;
 use learn::{
-    Behaviour, DqnConfig, Opponent, Progress, QNetArch, QTable, QTableConfig, Rewards, RunConfig,
-    RunDir, RunError,
+    Behaviour, DqnConfig, Opponent, Progress, QNetArch, QTableConfig, Rewards, RunConfig, RunDir,
+    RunError,
 };
-use othello::Othello4;
-use serde_json::json;
+
+use catalog::{othello4_values, CatalogGame};
 
 use crate::games::{with_game, CliGame, GameId};
 use crate::plots::{line_chart, Series};
-use catalog::othello4_values;
-use catalog::CatalogGame;
 
 /// The training algorithms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -215,74 +211,29 @@ fn q_table(args: &TrainArgs) -> Result<()> {
     if episodes == 0 {
         bail!("--episodes must be at least 1");
     }
-    RunDir::create(&args.out, args.force).map_err(cli_error)?;
+    let dir = RunDir::create(&args.out, args.force).map_err(cli_error)?;
     let config = QTableConfig {
         episodes,
         seed: args.seed,
         ..QTableConfig::default()
     };
-    write_atomic(
-        &args.out.join("config.json"),
-        serde_json::to_string_pretty(&json!({
-            "algo": "q-table",
-            "game": game.to_string(),
-            "episodes": config.episodes,
-            "seed": config.seed,
-            "epsilon": [config.epsilon.0, config.epsilon.1],
-            "alpha": [config.alpha.0, config.alpha.1],
-            "gamma": config.gamma,
-        }))?
-        .as_bytes(),
-    )?;
     let exact = othello4_values().map_err(|e| anyhow!("value iteration: {e}"))?;
-    let mut log = BufWriter::new(File::create(args.out.join("log.csv"))?);
-    writeln!(log, "episode,epsilon,alpha,states,td_error")?;
-    let mut eval = BufWriter::new(File::create(args.out.join("eval.csv"))?);
-    writeln!(eval, "episode,optimal_fraction")?;
-    let mut table = QTable::new(Othello4::base3_key);
-    let first = table.optimal_fraction(exact.positions(), |p| exact.best_moves(p));
-    writeln!(eval, "0,{first:.5}")?;
-    let mut curve = vec![(0.0, first)];
-    let log_every = (episodes / 1000).max(1);
-    let eval_every = (episodes / args.evals.max(1)).max(1);
     let bar = progress_bar(args, episodes, 0);
-    let mut last_fraction = first;
-    let mut io_error: Option<std::io::Error> = None;
-    table.train(&config, |t, p| {
-        if p.episode % log_every == 0 {
-            if let Err(e) = writeln!(
-                log,
-                "{},{:.4},{:.5},{},{:.5}",
-                p.episode, p.epsilon, p.alpha, p.states, p.td_error
-            ) {
-                io_error.get_or_insert(e);
+    let summary =
+        learn::run::qtable::train_q_table(&dir, &config, args.evals, &exact, &mut |p, last| {
+            if p.episode % 1000 == 0 {
+                bar.set_position(p.episode as u64);
+                bar.set_message(format!(
+                    "ε {:.3}, optimal {:.1}%, {} positions",
+                    p.epsilon,
+                    100.0 * last,
+                    p.states
+                ));
             }
-        }
-        if p.episode % eval_every == 0 || p.episode == episodes {
-            last_fraction = t.optimal_fraction(exact.positions(), |pos| exact.best_moves(pos));
-            curve.push((p.episode as f64, last_fraction));
-            if let Err(e) =
-                writeln!(eval, "{},{last_fraction:.5}", p.episode).and_then(|()| eval.flush())
-            {
-                io_error.get_or_insert(e);
-            }
-        }
-        if p.episode % 1000 == 0 {
-            bar.set_position(p.episode as u64);
-            bar.set_message(format!(
-                "ε {:.3}, optimal {:.1}%, {} positions",
-                p.epsilon,
-                100.0 * last_fraction,
-                p.states
-            ));
-        }
-    });
+        })
+        .map_err(cli_error)
+        .context("training the q-table")?;
     bar.finish_and_clear();
-    if let Some(e) = io_error {
-        return Err(e).context("writing the run's logs");
-    }
-    log.flush()?;
-    eval.flush()?;
     fs::create_dir_all(args.out.join("plots"))?;
     line_chart(
         &args.out.join("plots/optimal.png"),
@@ -291,16 +242,16 @@ fn q_table(args: &TrainArgs) -> Result<()> {
         "fraction of positions",
         &[Series {
             name: "optimal fraction".into(),
-            points: curve,
+            points: summary.curve,
         }],
         Some((0.0, 1.0)),
     )?;
     println!(
         "q-table on othello4: {episodes} episodes, {} positions learned; greedy move optimal in \
          {:.1}% of the positions where the choice matters (start {:.1}%); logs in {}",
-        table.len(),
-        100.0 * last_fraction,
-        100.0 * first,
+        summary.states,
+        100.0 * summary.last,
+        100.0 * summary.first,
         args.out.display()
     );
     Ok(())

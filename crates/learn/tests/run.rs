@@ -289,3 +289,54 @@ fn dqn_on_9x9_gomoku_rises_against_random() {
     let e = learn::QNet::load(&path, "gomoku15", 15).expect_err("other game");
     assert!(e.to_string().contains("plays gomoku9"), "{e}");
 }
+
+/// A q-table run through the library: the files, the curve against the exact solution, the
+/// same logs for the same seed, and a refusal of zero episodes.
+#[test]
+fn q_table_runs_write_their_curve_and_repeat_exactly() {
+    use learn::run::qtable::train_q_table;
+    use learn::QTableConfig;
+    use search::{ValueIterationConfig, ValueTable};
+    let (exact, _) = ValueTable::solve(Othello4::base3_key, &ValueIterationConfig::default())
+        .expect("4x4 value iteration");
+    let config = QTableConfig {
+        episodes: 3000,
+        seed: 4,
+        ..QTableConfig::default()
+    };
+    let run_once = |name: &str| {
+        let root = folder(name);
+        let dir = RunDir::create(&root, false).expect("dir");
+        let mut seen = 0;
+        let summary = train_q_table(&dir, &config, 3, &exact, &mut |_, _| seen += 1).expect("run");
+        assert_eq!(seen, 3000, "progress sees every episode");
+        let eval = std::fs::read_to_string(root.join("eval.csv")).expect("eval.csv");
+        let log = std::fs::read_to_string(root.join("log.csv")).expect("log.csv");
+        (summary, eval, log)
+    };
+    let (summary, eval, log) = run_once("qtable-a");
+    assert_eq!(summary.curve.len(), 4, "the start and three evaluations");
+    assert_eq!(eval.lines().count(), 5, "{eval}");
+    assert!(
+        eval.ends_with(&format!("3000,{:.5}\n", summary.last)),
+        "{eval}"
+    );
+    assert!(
+        summary.states > 1000 && summary.last > summary.first,
+        "{summary:?}"
+    );
+    assert_eq!(log.lines().count(), 1 + 1000, "a row every 3 episodes");
+    let (again, eval2, log2) = run_once("qtable-b");
+    assert_eq!(
+        (again, eval2, log2),
+        (summary, eval, log),
+        "same seed, same run"
+    );
+    let dir = RunDir::create(&folder("qtable-zero"), false).expect("dir");
+    let zero = QTableConfig {
+        episodes: 0,
+        ..config
+    };
+    let e = train_q_table(&dir, &zero, 3, &exact, &mut |_, _| {}).expect_err("zero episodes");
+    assert!(e.to_string().contains("at least 1"), "{e}");
+}

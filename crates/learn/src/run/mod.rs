@@ -4,6 +4,7 @@
 //! callback; the application draws bars and plots from it.
 
 mod dir;
+pub mod qtable;
 mod trainers;
 
 use std::path::PathBuf;
