@@ -41,6 +41,18 @@ pub fn legal_mask<G: Game>(pos: &G) -> Vec<bool> {
     mask
 }
 
+/// The legal board points of `pos` as action indices (a pass, which is no point, left out):
+/// what a network that outputs one value per point may choose from.
+#[must_use]
+pub fn legal_points<G: Game>(pos: &G) -> Vec<usize> {
+    let points = G::BOARD_SIZE * G::BOARD_SIZE;
+    pos.legal_moves()
+        .into_iter()
+        .map(G::action_index)
+        .filter(|&a| a < points)
+        .collect()
+}
+
 /// The board of `pos` relative to the side to move: +1 own stone, −1 opponent, 0 empty. This is
 /// the compact form DQN keeps in its replay buffer.
 #[must_use]

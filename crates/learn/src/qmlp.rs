@@ -8,7 +8,7 @@ use burn::module::Module;
 use search::{Agent, AgentError, Budget, Decision};
 
 use crate::checkpoint::{write_atomic, ModelError};
-use crate::encode::{Encoder, SignedBoard};
+use crate::encode::{legal_points, Encoder, SignedBoard};
 use burn::nn::{Linear, LinearConfig};
 use burn::optim::ModuleOptimizer;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -122,16 +122,6 @@ fn encode<G: Game>(pos: &G) -> Vec<f32> {
     let mut out = Vec::with_capacity(G::BOARD_SIZE * G::BOARD_SIZE);
     SignedBoard.encode(pos, &mut out);
     out
-}
-
-/// The legal board points of `pos` as action indices (no pass).
-fn legal_points<G: Game>(pos: &G) -> Vec<usize> {
-    let n = G::BOARD_SIZE * G::BOARD_SIZE;
-    pos.legal_moves()
-        .into_iter()
-        .map(G::action_index)
-        .filter(|&a| a < n)
-        .collect()
 }
 
 /// Trains a [`QMlpNet`] against a uniformly random opponent.
@@ -442,22 +432,15 @@ impl<G: Game> Agent<G> for QMlpAgent<G> {
     }
 
     fn select(&mut self, pos: &G, _budget: &Budget) -> Result<Decision<G::Move>, AgentError> {
-        if pos.is_over() {
-            return Err(AgentError::GameOver);
-        }
-        if let Some(pass) = pos.forced_pass() {
-            return Ok(Decision::just(pass));
-        }
-        let points = G::BOARD_SIZE * G::BOARD_SIZE;
-        let input = Tensor::<2>::from_data(TensorData::new(encode(pos), [1, points]), &self.device);
-        let q = self
-            .net
-            .forward(input)
-            .into_data()
-            .try_to_vec::<f32>()
-            .unwrap_or_default();
-        let a = crate::dqn::best(&q, &legal_points(pos)).ok_or(AgentError::GameOver)?;
-        let mv = G::action_move(a).ok_or_else(|| AgentError::Failed("no move".into()))?;
-        Ok(Decision::just(mv))
+        crate::dqn::greedy_decision(pos, || {
+            let points = G::BOARD_SIZE * G::BOARD_SIZE;
+            let input =
+                Tensor::<2>::from_data(TensorData::new(encode(pos), [1, points]), &self.device);
+            self.net
+                .forward(input)
+                .into_data()
+                .try_to_vec::<f32>()
+                .unwrap_or_default()
+        })
     }
 }

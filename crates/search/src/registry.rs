@@ -215,6 +215,13 @@ impl<G: Game> Registry<G> {
     /// # Errors
     /// A [`SpecError`] naming the valid agents or keys.
     pub fn build_spec(&self, spec: &Spec, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
+        let entry = self.checked(spec)?;
+        let seed = spec.get::<u64>("seed")?.unwrap_or(seed);
+        (entry.build)(spec, seed)
+    }
+
+    /// The entry a spec names, its keys checked.
+    fn checked(&self, spec: &Spec) -> Result<&Entry<G>, SpecError> {
         let entry =
             self.entries
                 .get(spec.name.as_str())
@@ -223,8 +230,7 @@ impl<G: Game> Registry<G> {
                     valid: self.names().join(", "),
                 })?;
         spec.check_keys(&entry.keys)?;
-        let seed = spec.get::<u64>("seed")?.unwrap_or(seed);
-        (entry.build)(spec, seed)
+        Ok(entry)
     }
 
     /// Checks a spec's syntax, agent name and keys without building the agent (nothing is
@@ -234,14 +240,7 @@ impl<G: Game> Registry<G> {
     /// A [`SpecError`] naming the valid agents or keys.
     pub fn check_names(&self, spec: &str) -> Result<(), SpecError> {
         let spec: Spec = spec.parse()?;
-        let entry =
-            self.entries
-                .get(spec.name.as_str())
-                .ok_or_else(|| SpecError::UnknownAgent {
-                    name: spec.name.clone(),
-                    valid: self.names().join(", "),
-                })?;
-        spec.check_keys(&entry.keys)?;
+        self.checked(&spec)?;
         spec.get::<u64>("seed")?;
         Ok(())
     }

@@ -319,3 +319,19 @@ fn finished_games_are_an_error_not_a_panic() {
         assert!(agent.select(&over, &Budget::default()).is_err(), "{spec}");
     }
 }
+
+/// `check_names` checks what can be checked before a game is known (the name, the keys, the
+/// seed) and builds nothing; `validate` builds.
+#[test]
+fn check_names_checks_names_and_keys_without_building() {
+    let registry = registry::<8>();
+    assert_eq!(registry.check_names("alphabeta:depth=3,seed=4"), Ok(()));
+    assert!(matches!(
+        registry.check_names("nonsense"),
+        Err(SpecError::UnknownAgent { .. })
+    ));
+    assert!(registry.check_names("random:colour=red").is_err());
+    assert!(registry.check_names("random:seed=x").is_err());
+    assert!(registry.check_names("alphabeta:depth=3").is_ok());
+    assert!(registry.validate("alphabeta:depth=3").is_ok());
+}

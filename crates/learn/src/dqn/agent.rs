@@ -48,28 +48,6 @@ impl<G: Game> Agent<G> for DqnAgent<G> {
     }
 
     fn select(&mut self, pos: &G, _budget: &Budget) -> Result<Decision<G::Move>, AgentError> {
-        if pos.is_over() {
-            return Err(AgentError::GameOver);
-        }
-        if let Some(pass) = pos.forced_pass() {
-            return Ok(Decision::just(pass));
-        }
-        let points = G::BOARD_SIZE * G::BOARD_SIZE;
-        let moves = pos.legal_moves();
-        let valid: Vec<usize> = moves
-            .iter()
-            .map(|&m| G::action_index(m))
-            .filter(|&a| a < points)
-            .collect();
-        let q = self.values(pos);
-        let a = best(&q, &valid).ok_or(AgentError::GameOver)?;
-        let mv = G::action_move(a).ok_or_else(|| AgentError::Failed("no move".into()))?;
-        let mut d = Decision::just(mv);
-        // Value in hundredths (the scaled reward is discs/100 and ±1 for the result).
-        d.score = q.get(a).map(|v| (v * 100.0).round() as i32);
-        // Q estimates the result (±1) plus small shaped rewards: an expectation, not discs.
-        d.scale = search::ScoreScale::Expectation;
-        d.pv = vec![mv];
-        Ok(d)
+        greedy_decision(pos, || self.values(pos))
     }
 }

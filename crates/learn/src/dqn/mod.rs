@@ -13,6 +13,8 @@ pub use selfplay::{evaluate, play_games, GameEnd, Seat};
 pub use trainer::{round_rng, DqnTrainer, EpisodeStats};
 
 use burn::tensor::{Device, Tensor, TensorData};
+use game::Game;
+use search::{AgentError, Decision};
 use serde::{Deserialize, Serialize};
 
 use crate::encode::StonePlanes;
@@ -212,6 +214,34 @@ pub fn q_values(net: &QNet, boards: &[(&[i8], bool)], n: usize, device: &Device)
         .into_data()
         .try_to_vec::<f32>()
         .unwrap_or_default()
+}
+
+/// A network agent's move in `pos`: a forced pass as is, else the legal point with the highest
+/// of `values()` (one value per point, asked only when there is a choice; the lowest index among
+/// ties), scored as an expected result ×100 (both networks estimate the result in [−1, 1]).
+///
+/// # Errors
+/// [`AgentError::GameOver`] on a finished game; [`AgentError::Failed`] if the best point is no
+/// move.
+pub(crate) fn greedy_decision<G: Game>(
+    pos: &G,
+    values: impl FnOnce() -> Vec<f32>,
+) -> Result<Decision<G::Move>, AgentError> {
+    if pos.is_over() {
+        return Err(AgentError::GameOver);
+    }
+    if let Some(pass) = pos.forced_pass() {
+        return Ok(Decision::just(pass));
+    }
+    let q = values();
+    let a = best(&q, &crate::encode::legal_points(pos)).ok_or(AgentError::GameOver)?;
+    let mv = G::action_move(a).ok_or_else(|| AgentError::Failed("no move".into()))?;
+    Ok(Decision {
+        score: q.get(a).map(|v| (v * 100.0).round() as i32),
+        scale: search::ScoreScale::Expectation,
+        pv: vec![mv],
+        ..Decision::just(mv)
+    })
 }
 
 /// The best of `valid` by `q` (the lowest index among ties).

@@ -6,7 +6,7 @@ use game::{Color, Game};
 use rand::RngExt;
 use search::{Agent, AgentError};
 
-use crate::encode::mover_cells;
+use crate::encode::{legal_points, mover_cells};
 use crate::replay::Transition;
 
 use super::*;
@@ -63,13 +63,11 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
         let inputs: Vec<(Vec<i8>, bool, Vec<usize>)> = requests
             .iter()
             .map(|(_, pos)| {
-                let valid: Vec<usize> = pos
-                    .legal_moves()
-                    .into_iter()
-                    .map(G::action_index)
-                    .filter(|&a| a < points)
-                    .collect();
-                (mover_cells(*pos), pos.side_to_move() == Color::Black, valid)
+                (
+                    mover_cells(*pos),
+                    pos.side_to_move() == Color::Black,
+                    legal_points(*pos),
+                )
             })
             .collect();
         let boards: Vec<(&[i8], bool)> =
@@ -246,14 +244,8 @@ impl<G: Game> search::driver::BatchedPlayers<G> for GreedyLearners<'_, G> {
             .iter()
             .enumerate()
             .map(|(j, (_, pos))| {
-                let valid: Vec<usize> = pos
-                    .legal_moves()
-                    .into_iter()
-                    .map(G::action_index)
-                    .filter(|&a| a < points)
-                    .collect();
                 let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
-                let a = best(row, &valid).unwrap_or(0);
+                let a = best(row, &legal_points(*pos)).unwrap_or(0);
                 G::action_move(a).ok_or_else(|| AgentError::Failed(format!("action {a}")))
             })
             .collect()
