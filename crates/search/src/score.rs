@@ -100,6 +100,20 @@ impl Score {
     }
 }
 
+/// The same score from the other side's point of view.
+impl std::ops::Neg for Score {
+    type Output = Score;
+
+    fn neg(self) -> Score {
+        match self {
+            Score::Proven { margin } => Score::Proven { margin: -margin },
+            Score::Units(v) => Score::Units(-v),
+            Score::Engine(v) => Score::Engine(-v),
+            Score::Expectation(v) => Score::Expectation(-v),
+        }
+    }
+}
+
 /// For people: `win by 6`, `loss by 2`, `draw`, `+1.50`, `+350 (engine)`, `expects +0.42`.
 impl fmt::Display for Score {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -167,5 +181,7 @@ mod tests {
         assert_eq!(Score::Units(1.5).to_string(), "+1.50");
         assert_eq!(Score::Engine(-350).to_string(), "-350 (engine)");
         assert_eq!(Score::Expectation(0.42).to_string(), "expects +0.42");
+        assert_eq!((-Score::Proven { margin: 6 }).to_string(), "loss by 6");
+        assert_eq!((-Score::Units(1.5)).to_string(), "-1.50");
     }
 }

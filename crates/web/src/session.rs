@@ -129,6 +129,8 @@ pub struct GameSession<G: WebGame> {
     moves: Vec<G::Move>,
     /// Per move: the mover's agent evaluation from black's point of view, when known.
     evals: Vec<Option<i32>>,
+    /// The same with its unit, in words (`win by 6`, `+1.50`, `expects +0.42`).
+    eval_texts: Vec<Option<String>>,
     seed: u64,
 }
 
@@ -152,6 +154,7 @@ impl<G: WebGame> GameSession<G> {
             positions: vec![G::start()],
             moves: Vec::new(),
             evals: Vec::new(),
+            eval_texts: Vec::new(),
             seed,
         };
         session.set_players(Some(black), Some(white))?;
@@ -174,13 +177,14 @@ impl<G: WebGame> GameSession<G> {
             .map_err(|e| ApiError::bad_request(format!("{spec:?}: {e}")))
     }
 
-    fn record(&mut self, mv: G::Move, next: G, eval: Option<i32>) {
+    fn record(&mut self, mv: G::Move, next: G, eval: Option<i32>, text: Option<String>) {
         for agent in self.agents.iter_mut().flatten() {
             agent.observe(mv, &next);
         }
         self.positions.push(next);
         self.moves.push(mv);
         self.evals.push(eval);
+        self.eval_texts.push(text);
     }
 
     fn reset_agents(&mut self) {
@@ -280,6 +284,7 @@ impl<G: WebGame> Session for GameSession<G> {
             "transcript": G::transcript(&self.moves),
             "board_string": pos.board_string(),
             "evals": self.evals,
+            "eval_texts": self.eval_texts,
         })
     }
 
@@ -301,7 +306,7 @@ impl<G: WebGame> Session for GameSession<G> {
         let next = pos
             .play(mv)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        self.record(mv, next, None);
+        self.record(mv, next, None, None);
         Ok(())
     }
 
@@ -341,7 +346,10 @@ impl<G: WebGame> Session for GameSession<G> {
             .score
             .map(|s| if side == Color::Black { s } else { -s });
         let json = self.decision_json(&decision, &spec, side, elapsed);
-        self.record(decision.mv, next, eval);
+        let text = decision
+            .value()
+            .map(|s| if side == Color::Black { s } else { -s }.to_string());
+        self.record(decision.mv, next, eval, text);
         Ok(json)
     }
 
@@ -365,6 +373,7 @@ impl<G: WebGame> Session for GameSession<G> {
         self.positions.truncate(i + 1);
         self.moves.truncate(i);
         self.evals.truncate(i);
+        self.eval_texts.truncate(i);
         self.reset_agents();
         Ok(())
     }
@@ -413,6 +422,7 @@ impl<G: WebGame> Session for GameSession<G> {
             }
         }
         self.evals = vec![None; moves.len()];
+        self.eval_texts = vec![None; moves.len()];
         self.positions = positions;
         self.moves = moves;
         self.reset_agents();

@@ -810,7 +810,8 @@
       const m = g.moves[p];
       const ev = g.evals[p];
       const cls = 'mv' + (p === n - 1 ? ' current' : '') + (m.toLowerCase() === 'pass' ? ' pass' : '');
-      const title = cap(colorOf(p)) + ' ' + m + (num(ev) ? ', eval ' + fmtEval(ev, g.family) + ' (Black)' : '');
+      const text = g.eval_texts && typeof g.eval_texts[p] === 'string' ? g.eval_texts[p] : (num(ev) ? fmtEval(ev, g.family) : '');
+      const title = cap(colorOf(p)) + ' ' + m + (text ? ', eval ' + text + ' (Black)' : '');
       return '<span class="' + cls + '" data-ply="' + p + '" title="' + esc(title) + '"' + (p === n - 1 ? ' aria-current="true"' : '') + '>' + esc(m) + '</span>';
     };
     const rows = [];

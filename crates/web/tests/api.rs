@@ -234,7 +234,22 @@ async fn agents_reply_undo_and_hint() {
     .await;
     assert_eq!(status, StatusCode::OK, "{reply}");
     assert_eq!(reply["decision"]["side"], "white");
+    // Greedy scores in discs (100 per disc): its eval says so, in words too.
+    let decision = &reply["decision"];
+    assert_eq!(decision["eval"]["kind"], "units", "{decision}");
+    assert_eq!(
+        decision["eval"]["value"].as_f64(),
+        decision["score"].as_f64().map(|s| s / 100.0),
+        "{decision}"
+    );
+    assert!(decision["eval"]["text"].is_string(), "{decision}");
     let state = &reply["state"];
+    assert_eq!(
+        state["eval_texts"][0],
+        Value::Null,
+        "the human's move has none"
+    );
+    assert!(state["eval_texts"][1].is_string(), "{state}");
     assert_eq!(state["moves"].as_array().unwrap().len(), 2);
     assert_eq!(state["to_move"], "black");
     assert!(state["human_to_move"].as_bool().unwrap());
@@ -266,6 +281,10 @@ async fn agents_reply_undo_and_hint() {
     .await;
     assert_eq!(status, StatusCode::OK, "{analysis}");
     assert_eq!(analysis["moves"].as_array().unwrap().len(), 4);
+    for m in analysis["moves"].as_array().unwrap() {
+        let kind = m["eval"]["kind"].as_str().unwrap_or_default();
+        assert!(kind == "units" || kind == "proven", "{m}");
+    }
     let (status, _) = call(
         &app,
         "GET",
