@@ -133,9 +133,55 @@ pub fn weights_bytes<M: Module>(module: &M) -> Result<Vec<u8>, ModelError> {
     module
         .save_into(&mut store)
         .map_err(|e| ModelError::Weights(e.to_string()))?;
-    store
+    let bytes = store
         .get_bytes()
-        .map_err(|e| ModelError::Weights(e.to_string()))
+        .map_err(|e| ModelError::Weights(e.to_string()))?;
+    canonical_safetensors(&bytes)
+}
+
+/// The same safetensors file with its JSON header written in one fixed order (keys sorted at
+/// every level, padded with spaces to a multiple of 8 bytes): burn writes the metadata from a
+/// hash map, so equal tensors would otherwise give different bytes and different sha256s.
+///
+/// # Errors
+/// [`ModelError::Weights`] when `bytes` is no safetensors file.
+pub fn canonical_safetensors(bytes: &[u8]) -> Result<Vec<u8>, ModelError> {
+    let bad = |why: &str| ModelError::Weights(format!("not a safetensors file: {why}"));
+    let len_bytes: [u8; 8] = bytes
+        .get(..8)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| bad("shorter than its header size"))?;
+    let len = usize::try_from(u64::from_le_bytes(len_bytes)).map_err(|_| bad("header size"))?;
+    let end = 8usize.checked_add(len).ok_or_else(|| bad("header size"))?;
+    let header = bytes
+        .get(8..end)
+        .ok_or_else(|| bad("header past the end"))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(header).map_err(|e| bad(&format!("header: {e}")))?;
+    let mut text = serde_json::to_vec(&sorted(value)).map_err(|e| bad(&e.to_string()))?;
+    while text.len() % 8 != 0 {
+        text.push(b' ');
+    }
+    let mut out = Vec::with_capacity(8 + text.len() + bytes.len() - end);
+    out.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    out.extend_from_slice(&text);
+    out.extend_from_slice(&bytes[end..]);
+    Ok(out)
+}
+
+/// `value` with every object's keys in sorted order.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => {
+            serde_json::Value::Array(items.into_iter().map(sorted).collect())
+        }
+        other => other,
+    }
 }
 
 /// Loads safetensors bytes into `module`, refusing missing or misshapen tensors.

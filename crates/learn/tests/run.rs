@@ -340,3 +340,53 @@ fn q_table_runs_write_their_curve_and_repeat_exactly() {
     let e = train_q_table(&dir, &zero, 3, &exact, &mut |_, _| {}).expect_err("zero episodes");
     assert!(e.to_string().contains("at least 1"), "{e}");
 }
+
+/// Same seed, same model file, byte for byte (so the same sha256 on its card), for every
+/// trainer.
+#[test]
+fn the_same_seed_writes_the_same_model_bytes() {
+    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+        let files = |name: &str| {
+            let root = folder(&format!("{algo}-{name}"));
+            run::<Othello4>(&root, &tiny(algo, "othello4", 16), true).expect("run");
+            let dir = root.join(CHECKPOINTS);
+            let mut found: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+                .expect("checkpoints")
+                .filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".safetensors"))
+                .map(|e| {
+                    let bytes = std::fs::read(e.path()).expect("model");
+                    (e.file_name().to_string_lossy().into_owned(), bytes)
+                })
+                .collect();
+            found.sort();
+            found
+        };
+        let (a, b) = (files("a"), files("b"));
+        assert!(!a.is_empty(), "{algo}: no model");
+        assert_eq!(a, b, "{algo}: the same seed wrote other bytes");
+    }
+}
+
+/// A log cut short before the checkpoint is noticed: resuming is refused, naming the missing
+/// episodes, and nothing is changed.
+#[test]
+fn a_cut_log_is_refused_on_resume() {
+    let root = folder("cut-log");
+    run::<Othello4>(&root, &tiny("dqn", "othello4", 16), true).expect("run");
+    let path = root.join("log.csv");
+    let log = std::fs::read_to_string(&path).expect("log.csv");
+    let cut: String = log.lines().take(6).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, &cut).expect("cut");
+    let e = run::<Othello4>(&root, &tiny("dqn", "othello4", 32), false).expect_err("a gap");
+    assert!(
+        e.to_string()
+            .contains("rows of episodes 6 to 16 are missing or out of order"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("log.csv"),
+        cut,
+        "nothing changed"
+    );
+}

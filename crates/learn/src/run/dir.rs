@@ -190,6 +190,9 @@ impl RunDir {
     /// # Errors
     /// [`RunError::Io`] when a file cannot be rewritten.
     pub fn rewind(&self, to: Option<&Checkpoint>) -> Result<(), RunError> {
+        if let Some(cp) = to {
+            check_log_complete(&self.file(LOG), cp.episode)?;
+        }
         for name in [LOG, EVAL] {
             let path = self.file(name);
             match to {
@@ -268,6 +271,42 @@ impl RunDir {
 
 /// Keeps the header and the rows whose first field is an episode up to `episode` (and that have
 /// as many fields as the header), rewriting the file atomically.
+/// Checks that `log.csv` holds one row for every episode `1..=episode`, in order, before a
+/// resume cuts it back to `episode`: rows lost before the checkpoint (a cut or edited file)
+/// would otherwise stay lost behind new ones.
+fn check_log_complete(path: &Path, episode: usize) -> Result<(), RunError> {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let mut lines = text.lines();
+    let fields = lines.next().map_or(0, |h| h.split(',').count());
+    let mut expected = 1;
+    for line in lines {
+        if line.split(',').count() != fields {
+            continue;
+        }
+        let Some(e) = line.split(',').next().and_then(|f| f.parse::<usize>().ok()) else {
+            continue;
+        };
+        if e > episode {
+            break;
+        }
+        if e != expected {
+            break;
+        }
+        expected += 1;
+    }
+    if expected <= episode {
+        return Err(RunError::BadConfig {
+            path: path.to_path_buf(),
+            why: format!(
+                "the rows of episodes {expected} to {episode} are missing or out of order, \
+                 before the checkpoint at episode {episode} (the file was cut or edited): \
+                 resuming would leave a gap; restore the file or start a new run"
+            ),
+        });
+    }
+    Ok(())
+}
+
 fn truncate_csv(path: &Path, episode: usize) -> Result<(), RunError> {
     let Ok(text) = fs::read_to_string(path) else {
         return Ok(());
