@@ -390,3 +390,65 @@ fn a_cut_log_is_refused_on_resume() {
         "nothing changed"
     );
 }
+
+/// Copies the folder `from` to `to` (files and folders).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from)
+        .expect("read dir")
+        .filter_map(Result::ok)
+    {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// Resume equals uninterrupted from *every* checkpoint of a run, for every trainer: a run that
+/// keeps all its checkpoints is copied once per checkpoint with the later ones removed and its
+/// logs left running past it (as a run killed right after writing that checkpoint leaves them),
+/// then resumed to the end; every copy must end with the uninterrupted run's logs.
+#[test]
+fn every_trainer_resumes_from_every_checkpoint_of_a_run() {
+    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+        let mut config = tiny(algo, "othello4", 40);
+        config.eval_every = 12;
+        let whole = folder(&format!("{algo}-every"));
+        {
+            let dir = RunDir::create(&whole, false)
+                .expect("dir")
+                .keeping(usize::MAX);
+            dir.write_config(&config).expect("config");
+            let mut trainer = build_trainer::<Othello4>(&config, None).expect("trainer");
+            let evals = [Opponent {
+                name: "random".into(),
+                make: Box::new(random::<Othello4>),
+            }];
+            train(
+                &dir,
+                &config,
+                trainer.as_mut(),
+                &random::<Othello4>,
+                &evals,
+                &mut |_| {},
+            )
+            .expect("uninterrupted");
+        }
+        let expected = logs(&whole);
+        let all = checkpoints(&whole);
+        assert!(all.len() >= 5, "{algo}: {all:?}");
+        for (k, keep) in all.iter().enumerate() {
+            let part = folder(&format!("{algo}-every-{keep}"));
+            copy_tree(&whole, &part);
+            for later in &all[k + 1..] {
+                std::fs::remove_dir_all(part.join(CHECKPOINTS).join(later)).expect("remove");
+            }
+            run::<Othello4>(&part, &config, false).expect("resumed");
+            assert_eq!(logs(&part), expected, "{algo} resumed from {keep}");
+            let _ = std::fs::remove_dir_all(&part);
+        }
+    }
+}

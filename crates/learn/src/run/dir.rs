@@ -49,6 +49,7 @@ pub struct Export {
 #[derive(Clone, Debug)]
 pub struct RunDir {
     root: PathBuf,
+    keep: usize,
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
@@ -67,6 +68,7 @@ impl RunDir {
     pub fn create(root: &Path, overwrite: bool) -> Result<Self, RunError> {
         let dir = RunDir {
             root: root.to_path_buf(),
+            keep: KEEP_CHECKPOINTS,
         };
         if dir.file(CONFIG).exists() {
             if !overwrite {
@@ -89,6 +91,7 @@ impl RunDir {
     pub fn open(root: &Path) -> Result<Self, RunError> {
         let dir = RunDir {
             root: root.to_path_buf(),
+            keep: KEEP_CHECKPOINTS,
         };
         if !dir.file(CONFIG).is_file() {
             return Err(RunError::NoRun(root.to_path_buf()));
@@ -106,6 +109,14 @@ impl RunDir {
     #[must_use]
     pub fn file(&self, name: &str) -> PathBuf {
         self.root.join(name)
+    }
+
+    /// Keeps the newest `keep` checkpoint folders (at least 1) instead of
+    /// [`KEEP_CHECKPOINTS`]: for tests and audits that resume from every checkpoint of a run.
+    #[must_use]
+    pub fn keeping(mut self, keep: usize) -> Self {
+        self.keep = keep.max(1);
+        self
     }
 
     /// Writes `config.json` atomically.
@@ -258,7 +269,7 @@ impl RunDir {
         }
         let mut found = self.checkpoint_folders();
         found.sort();
-        let excess = found.len().saturating_sub(KEEP_CHECKPOINTS);
+        let excess = found.len().saturating_sub(self.keep);
         for (_, path) in found.into_iter().take(excess) {
             let _ = fs::remove_dir_all(path);
         }
