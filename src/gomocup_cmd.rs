@@ -29,7 +29,9 @@ pub fn run(args: &GomocupArgs) -> Result<()> {
     })?;
     let factory = catalog::gomocup_factory(args.agent.clone(), args.seed);
     let spec_name = args.agent.split(':').next().unwrap_or("agent").trim();
-    let mut engine = GomocupEngine::new(factory).with_name(spec_name);
+    let mut engine = GomocupEngine::new(factory)
+        .with_name(spec_name)
+        .with_sizes(catalog::GOMOCUP_SIZES);
     let stdin = io::stdin();
     let stdout = io::stdout();
     engine

@@ -154,6 +154,17 @@ fn parse_command<G: Game>(line: &str) -> Option<Command<G::Move>> {
     }
 }
 
+/// At most 40 characters of what the user typed, for messages that quote it.
+fn clip(text: &str) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(40).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
+}
+
 fn list<M: ToString>(moves: &[M]) -> String {
     moves
         .iter()
@@ -231,17 +242,16 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
                 legal_text::<G>(&legal)
             )?;
             self.out.flush()?;
-            let mut raw = Vec::new();
-            if self.input.read_until(b'\n', &mut raw)? == 0 {
+            // At most `protocol::MAX_LINE` bytes of a line are kept; bytes that are not UTF-8
+            // are read as replacement characters: an unreadable entry.
+            let Some((line, _cut)) = protocol::read_line(&mut self.input)? else {
                 writeln!(
                     self.out,
                     "\nInput closed; stopping. Transcript so far: {}",
                     G::transcript(&moves)
                 )?;
                 return Ok(());
-            }
-            // Bytes that are not UTF-8 are read as replacement characters: an unreadable entry.
-            let line = String::from_utf8_lossy(&raw).into_owned();
+            };
             if line.trim().is_empty() {
                 show = false;
                 continue;
@@ -305,7 +315,7 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
                         self.out,
                         "Cannot read {:?}: type a move such as {}, or undo, hint, quit. \
                          Legal moves: {}.",
-                        line.trim(),
+                        clip(line.trim()),
                         legal
                             .first()
                             .map_or(G::example_move().to_string(), ToString::to_string),

@@ -322,3 +322,17 @@ fn train_q_table_writes_a_run_folder() {
     );
     assert!(!ok && err.contains("othello4"), "{err}");
 }
+
+/// A huge input line is neither kept whole nor echoed whole: the refusal quotes 40 characters.
+#[test]
+fn a_huge_input_line_is_refused_without_echoing_it() {
+    let input = format!("{}\nquit\n", "x".repeat(5_000_000));
+    let (ok, out, err) = stonelab(&["play", "--white", "greedy"], &input);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains(&format!("Cannot read \"{}…\"", "x".repeat(40))),
+        "{}",
+        &out[..out.len().min(400)]
+    );
+    assert!(out.len() < 10_000, "echoed {} bytes", out.len());
+}

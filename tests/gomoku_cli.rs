@@ -64,6 +64,22 @@ fn a_gomocup_board_command_and_a_bad_agent() {
     assert!(err.contains("unknown agent"), "{err}");
 }
 
+/// Sizes the brain does not play are refused naming the ones it does, in and out of the
+/// protocol's range alike.
+#[test]
+fn the_gomocup_brain_names_the_boards_it_plays() {
+    let (ok, out, err) = stonelab(&["gomocup"], "START 0\nSTART 5\nEND\n");
+    assert!(ok, "{err}");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("ERROR")).collect();
+    assert_eq!(errors.len(), 2, "{out}");
+    for line in errors {
+        assert!(
+            line.contains("15x15, 19x19 and 20x20 boards (and 9x9 freestyle)"),
+            "{line}"
+        );
+    }
+}
+
 /// stonelab's own brain driven as an external engine, against the built-in random agent.
 #[test]
 fn the_gomocup_driver_plays_stonelabs_own_brain() {

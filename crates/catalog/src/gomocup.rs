@@ -34,6 +34,9 @@ pub fn validate_gomocup_agent(spec: &str) -> Result<(), search::SpecError> {
     }
 }
 
+/// The boards [`gomocup_factory`] plays, in words.
+pub const GOMOCUP_SIZES: &str = "15x15, 19x19 and 20x20 boards (and 9x9 freestyle)";
+
 /// Brains for every board the Gomocup protocol may ask for: 15x15, 19x19 and 20x20 under every
 /// rule, and 9x9 freestyle; another size is answered with an error naming what is supported.
 #[must_use]
@@ -50,8 +53,7 @@ pub fn gomocup_factory(spec: String, seed: u64) -> BrainFactory {
         (19, Rule::Renju) => brain::<presets::Renju19>(&spec, seed),
         (20, Rule::Renju) => brain::<presets::Renju20>(&spec, seed),
         _ => Err(format!(
-            "unsupported size {size}: stonelab plays 15x15, 19x19 and 20x20 boards (and 9x9 \
-             freestyle)"
+            "unsupported size {size}: stonelab plays {GOMOCUP_SIZES}"
         )),
     })
 }

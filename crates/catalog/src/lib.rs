@@ -9,7 +9,7 @@ mod gomocup;
 mod ids;
 
 pub use agents::{help, local_registry, othello4_values, CatalogGame};
-pub use gomocup::{gomocup_factory, validate_gomocup_agent};
+pub use gomocup::{gomocup_factory, validate_gomocup_agent, GOMOCUP_SIZES};
 pub use ids::{GameId, UnknownGame};
 
 /// The game types behind the ids, for [`with_game!`].

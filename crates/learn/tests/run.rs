@@ -172,6 +172,16 @@ fn refusals_name_the_problem_and_change_nothing() {
     assert_eq!(logs(&root), before);
     let e = resume(&folder("nothing"), "dqn", "othello4", None).expect_err("no run");
     assert!(e.to_string().contains("no config.json"), "{e}");
+    // A config.json that is there but garbage is named as such, not as missing.
+    let garbled = folder("garbled");
+    run::<Othello4>(&garbled, &tiny("dqn", "othello4", 8), true).expect("run");
+    std::fs::write(garbled.join("config.json"), [0xff, 0xfe, 0x00, 0x7b]).expect("garble");
+    let e = resume(&garbled, "dqn", "othello4", None).expect_err("garbled config");
+    let text = e.to_string();
+    assert!(
+        text.contains("config.json") && !text.contains("no config.json"),
+        "{text}"
+    );
     let mut bad = tiny("dqn", "othello4", 8);
     bad.algo = "sarsa".into();
     let e = bad.validate().expect_err("unknown algorithm");

@@ -53,6 +53,16 @@ pub enum CommandError {
         /// What was expected.
         expected: &'static str,
     },
+    /// A whole number too large for its argument.
+    #[error("{command}: {text} is out of range: {expected}")]
+    OutOfRange {
+        /// The command.
+        command: &'static str,
+        /// The argument given.
+        text: String,
+        /// What was expected.
+        expected: &'static str,
+    },
     /// `set game` with a GGF game that does not parse or breaks the rules.
     #[error("set game: {0}")]
     BadGame(#[from] GgfError),
@@ -67,10 +77,21 @@ fn number<T: std::str::FromStr>(
     expected: &'static str,
 ) -> Result<T, CommandError> {
     let text = text.ok_or(CommandError::MissingArgument(command))?;
-    text.parse().map_err(|_| CommandError::BadNumber {
-        command,
-        text: text.to_string(),
-        expected,
+    text.parse().map_err(|_| {
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            // A whole number, just too large for the argument.
+            CommandError::OutOfRange {
+                command,
+                text: text.chars().take(40).collect(),
+                expected,
+            }
+        } else {
+            CommandError::BadNumber {
+                command,
+                text: text.chars().take(40).collect(),
+                expected,
+            }
+        }
     })
 }
 
@@ -285,6 +306,10 @@ mod tests {
             err("set game (;GM[Go];)"),
             CommandError::BadGame(_)
         ));
+        assert_eq!(
+            err("set depth 99999999999").to_string(),
+            "set depth: 99999999999 is out of range: a depth of at least 1"
+        );
         assert_eq!(
             err("set depth 0").to_string(),
             "set depth: \"0\" is not a depth of at least 1"

@@ -12,7 +12,7 @@ pub const MAX_LINE: usize = 64 * 1024;
 ///
 /// # Errors
 /// The reader's I/O errors (an interrupted read is retried).
-pub(crate) fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(String, bool)>> {
+pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(String, bool)>> {
     let mut bytes = Vec::new();
     let mut cut = false;
     let mut seen_any = false;

@@ -759,3 +759,26 @@ fn a_refused_start_ends_the_previous_game() {
     assert!(lines[3].starts_with("ERROR no game"), "{lines:?}");
     assert!(engine.board().is_none());
 }
+
+/// A brain that plays some boards only names those when a size is out of the protocol's
+/// range, and rule bits the protocol does not define are said to be ignored.
+#[test]
+fn refusals_name_the_playable_boards_and_unknown_rule_bits() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut engine = GomocupEngine::new(factory(&log, Style::FirstLegal, &[(15, Rule::Standard)]))
+        .with_sizes("15x15 boards");
+    let out = run(&mut engine, &["START 0", "INFO rule 99", "START 15"]);
+    assert_eq!(
+        out,
+        [
+            "ERROR unsupported size 0: this brain plays 15x15 boards",
+            "MESSAGE INFO rule: bits 96 are not defined by the protocol and are ignored",
+            "OK",
+        ]
+    );
+    assert_eq!(
+        engine.board().unwrap().rule(),
+        Rule::Standard,
+        "bit 1: exactly five"
+    );
+}

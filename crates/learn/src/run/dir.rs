@@ -139,8 +139,17 @@ impl RunDir {
     /// [`RunError::NoRun`] when it is missing, [`RunError::BadConfig`] when it is malformed.
     pub fn read_config<T: DeserializeOwned>(&self) -> Result<T, RunError> {
         let path = self.file(CONFIG);
-        let text = fs::read_to_string(&path).map_err(|_| RunError::NoRun(self.root.clone()))?;
-        serde_json::from_str(&text).map_err(|e| RunError::BadConfig {
+        let bytes = fs::read(&path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                RunError::NoRun(self.root.clone())
+            } else {
+                RunError::Io {
+                    path: path.clone(),
+                    source,
+                }
+            }
+        })?;
+        serde_json::from_slice(&bytes).map_err(|e| RunError::BadConfig {
             path,
             why: e.to_string(),
         })

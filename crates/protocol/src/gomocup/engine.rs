@@ -169,6 +169,8 @@ struct BoardInput {
 /// ```
 pub struct GomocupEngine {
     factory: BrainFactory,
+    /// The boards the factory's brains play, in words, for refusals of other sizes.
+    sizes: Option<String>,
     name: String,
     version: String,
     /// The rule for new games (set by `INFO rule`).
@@ -263,6 +265,7 @@ impl GomocupEngine {
     pub fn new(factory: BrainFactory) -> Self {
         GomocupEngine {
             factory,
+            sizes: None,
             name: "stonelab".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             rule: Rule::Freestyle,
@@ -274,6 +277,14 @@ impl GomocupEngine {
             folder: None,
             board_input: None,
         }
+    }
+
+    /// Says which boards the brains play (e.g. `15x15, 19x19 and 20x20 boards`): a `START`
+    /// with a size outside the protocol's range names these rather than the whole range.
+    #[must_use]
+    pub fn with_sizes(mut self, sizes: &str) -> Self {
+        self.sizes = Some(sizes.to_string());
+        self
     }
 
     /// Names the engine `stonelab-<agent>` in `ABOUT` (quotes become `'`).
@@ -471,9 +482,12 @@ impl GomocupEngine {
             }
         };
         if !(MIN_SIZE..=MAX_SIZE).contains(&n) {
-            return Err(format!(
-                "unsupported size {n}: boards must be from {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}"
-            )
+            return Err(match &self.sizes {
+                Some(sizes) => format!("unsupported size {n}: this brain plays {sizes}"),
+                None => format!(
+                    "unsupported size {n}: boards must be from {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}"
+                ),
+            }
             .into());
         }
         let rule = self.rule;
@@ -612,7 +626,18 @@ impl GomocupEngine {
                 })?);
             }
             "rule" => {
-                let (rule, note) = rule_from_bits(number("a rule bit mask")?);
+                let bits = number("a rule bit mask")?;
+                // The protocol defines bits 1 (exactly five), 2 (continuous game), 4 (renju)
+                // and 8 (caro); others are said to be ignored rather than silently dropped.
+                let unknown = bits & !15;
+                if unknown != 0 {
+                    send(
+                        out,
+                        &format!("MESSAGE INFO rule: bits {unknown} are not defined by the protocol and are ignored"),
+                    )
+                    .map_err(Problem::Io)?;
+                }
+                let (rule, note) = rule_from_bits(bits);
                 if let Some(note) = note {
                     send(out, &format!("MESSAGE {note}")).map_err(Problem::Io)?;
                 }
