@@ -86,6 +86,11 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
                 });
             }
         } else {
+            // Text that looks like a path names the missing file, not a bad board.
+            let looks_like_path = arg.contains('/') || arg.contains('\\') || arg.ends_with(".obf");
+            if looks_like_path && !path.exists() {
+                bail!("no such file: {arg}");
+            }
             let pos = Othello::<N>::from_board_string(arg)
                 .with_context(|| format!("{arg:?} is neither a file nor a board string"))?;
             out.push(Job {

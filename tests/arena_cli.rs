@@ -180,3 +180,12 @@ fn an_openings_file_is_used_in_order() {
         );
     }
 }
+
+/// An unknown agent is reported once, with the valid ones.
+#[test]
+fn an_unknown_agent_is_reported_once() {
+    let (ok, _, err) = stonelab(&["arena", "--agents", "nonsense", "random", "--games", "2"]);
+    assert!(!ok);
+    assert_eq!(err.matches("unknown agent").count(), 1, "{err}");
+    assert!(err.contains("valid agents: alphabeta"), "{err}");
+}

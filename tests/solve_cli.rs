@@ -81,3 +81,19 @@ fn dp_reports_the_4x4_solution() {
     let (ok, _, err) = stonelab(&["dp", "--game", "othello6"], "");
     assert!(!ok && err.contains("only othello4"), "{err}");
 }
+
+/// A path that does not exist is named as a missing file, and an error that quotes its cause
+/// says it once.
+#[test]
+fn errors_name_the_real_problem_once() {
+    let (ok, _, err) = stonelab(&["solve", "/nonexistent/position.obf"], "");
+    assert!(!ok);
+    assert_eq!(err.trim(), "error: no such file: /nonexistent/position.obf");
+    let dir = std::env::temp_dir().join(format!("stonelab-solve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join("notes.obf");
+    std::fs::write(&path, "root:x:0:0\n").expect("write");
+    let (ok, _, err) = stonelab(&["solve", path.to_str().expect("utf-8")], "");
+    assert!(!ok);
+    assert_eq!(err.matches("bad square character").count(), 1, "{err}");
+}
