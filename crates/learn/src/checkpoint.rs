@@ -82,6 +82,14 @@ pub enum ModelError {
     /// The model is for another game or algorithm.
     #[error("{0}")]
     Mismatch(String),
+    /// A training-state file (optimizer, replay buffer, visit counts, counters) is damaged.
+    #[error("training state {path}: {why}")]
+    State {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ModelError + '_ {

@@ -386,6 +386,10 @@ impl<G: Game> QMlpTrainer<G> {
                 "online.bpk does not fit the network".into(),
             ));
         }
+        let state = |name: &str, why: String| ModelError::State {
+            path: dir.join(name),
+            why,
+        };
         let optim_bytes = read("optim.bpk")?;
         trainer.optim = std::panic::catch_unwind(|| {
             AdamConfig::new()
@@ -393,14 +397,14 @@ impl<G: Game> QMlpTrainer<G> {
                 .from_bytes(burn::tensor::Bytes::from_bytes_vec(optim_bytes))
                 .map_err(|e| format!("{e:?}"))
         })
-        .map_err(|_| ModelError::Weights("optimizer state is corrupt".into()))?
-        .map_err(|e| ModelError::Weights(format!("optimizer: {e}")))?;
+        .map_err(|_| state("optim.bpk", "corrupt (it could not be decoded)".into()))?
+        .map_err(|e| state("optim.bpk", e))?;
         let counters: serde_json::Value = serde_json::from_slice(&read("learner.json")?)
-            .map_err(|e| ModelError::Weights(format!("learner.json: {e}")))?;
+            .map_err(|e| state("learner.json", e.to_string()))?;
         trainer.epoch = counters["epoch"]
             .as_u64()
             .and_then(|e| usize::try_from(e).ok())
-            .ok_or_else(|| ModelError::Weights("learner.json: no epoch".into()))?;
+            .ok_or_else(|| state("learner.json", "no epoch".into()))?;
         Ok(trainer)
     }
 }

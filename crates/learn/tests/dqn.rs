@@ -158,10 +158,21 @@ fn a_resumed_run_continues_like_an_uninterrupted_one() {
             "{behaviour:?}: resumed weights differ"
         );
         // A damaged state is refused with an error, not a panic.
+        let optim = std::fs::read(dir.join("optim.bpk")).expect("optimizer state");
         std::fs::write(dir.join("optim.bpk"), b"broken").expect("write");
-        assert!(DqnLearner::<Othello4>::load_state(small(9, behaviour), &dir).is_err());
+        let e = DqnLearner::<Othello4>::load_state(small(9, behaviour), &dir)
+            .err()
+            .expect("a broken optimizer state");
+        assert!(e.to_string().starts_with("training state "), "{e}");
+        assert!(e.to_string().contains("optim.bpk"), "{e}");
+        std::fs::write(dir.join("optim.bpk"), optim).expect("restore");
         std::fs::write(dir.join("replay.bin"), b"broken").expect("write");
-        assert!(DqnLearner::<Othello4>::load_state(small(9, behaviour), &dir).is_err());
+        let e = DqnLearner::<Othello4>::load_state(small(9, behaviour), &dir)
+            .err()
+            .expect("a broken replay buffer");
+        // Named as the replay buffer it is, not as weights.
+        assert!(e.to_string().starts_with("training state "), "{e}");
+        assert!(e.to_string().contains("replay.bin"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

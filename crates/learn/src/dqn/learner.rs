@@ -411,6 +411,10 @@ impl<G: Game> DqnLearner<G> {
             read(state_files::TARGET)?,
             &crate::resnet::LEGACY_KEYS,
         )?;
+        let state = |name: &str, why: String| ModelError::State {
+            path: dir.join(name),
+            why,
+        };
         let optim_bytes = read(state_files::OPTIM)?;
         let optim = std::panic::catch_unwind(|| {
             AdamConfig::new()
@@ -418,21 +422,24 @@ impl<G: Game> DqnLearner<G> {
                 .from_bytes(burn::tensor::Bytes::from_bytes_vec(optim_bytes))
                 .map_err(|e| format!("{e:?}"))
         })
-        .map_err(|_| ModelError::Weights("optimizer state is corrupt".into()))?
-        .map_err(|e| ModelError::Weights(format!("optimizer: {e}")))?;
+        .map_err(|_| {
+            state(
+                state_files::OPTIM,
+                "corrupt (it could not be decoded)".into(),
+            )
+        })?
+        .map_err(|e| state(state_files::OPTIM, e))?;
         let replay = ReplayBuffer::from_bytes(&read(state_files::REPLAY)?)
-            .map_err(|e| ModelError::Weights(e.to_string()))?;
+            .map_err(|e| state(state_files::REPLAY, e.to_string()))?;
         let visit_bytes = read(state_files::VISITS)?;
         let mut visits = HashMap::new();
         let count = visit_bytes
             .get(..8)
             .and_then(|b| b.try_into().ok())
             .map(u64::from_le_bytes)
-            .ok_or_else(|| ModelError::Weights("visits file is empty".into()))?;
+            .ok_or_else(|| state(state_files::VISITS, "empty".into()))?;
         if visit_bytes.len() as u64 != 8 + count.saturating_mul(12) {
-            return Err(ModelError::Weights(
-                "visits file has the wrong length".into(),
-            ));
+            return Err(state(state_files::VISITS, "the wrong length".into()));
         }
         for chunk in visit_bytes[8..].chunks_exact(12) {
             let mut k = [0u8; 8];
@@ -442,14 +449,11 @@ impl<G: Game> DqnLearner<G> {
             visits.insert(u64::from_le_bytes(k), u32::from_le_bytes(v));
         }
         let counters: serde_json::Value = serde_json::from_slice(&read(state_files::COUNTERS)?)
-            .map_err(|e| ModelError::Weights(format!("{}: {e}", state_files::COUNTERS)))?;
+            .map_err(|e| state(state_files::COUNTERS, e.to_string()))?;
         let (Some(grad_steps), Some(fresh)) =
             (counters["grad_steps"].as_u64(), counters["fresh"].as_u64())
         else {
-            return Err(ModelError::Weights(format!(
-                "{}: missing counters",
-                state_files::COUNTERS
-            )));
+            return Err(state(state_files::COUNTERS, "missing counters".into()));
         };
         let mut learner = Self::from_parts(config, net, Some(target.valid()), train_device);
         learner.fresh = usize::try_from(fresh).unwrap_or(0);
