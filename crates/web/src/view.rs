@@ -177,8 +177,20 @@ impl<const N: usize> WebGame for Othello<N> {
         if text.is_empty() {
             return Err("empty position: give a transcript like f5d6c3 or a board string".into());
         }
-        if let Ok(pos) = Othello::<N>::from_board_string(text) {
+        let board = Othello::<N>::from_board_string(text);
+        if let Ok(pos) = board {
             return Ok((Vec::new(), pos));
+        }
+        // Text made of board characters (X, O, -) is meant as a board string: its own error says
+        // what is wrong (a missing square, a bad side to move), not the transcript reader's.
+        let squares = text
+            .chars()
+            .filter(|c| matches!(c, 'X' | 'O' | '-' | 'x' | 'o' | '*'))
+            .count();
+        if squares + 4 >= N * N {
+            if let Err(e) = board {
+                return Err(format!("not a board string: {e}"));
+            }
         }
         match othello::replay_transcript::<N>(text) {
             Ok(replay) => Ok((replay.moves().to_vec(), *replay.last())),
@@ -349,5 +361,30 @@ impl<V: Variant> WebGame for Gomoku<V> {
             .iter()
             .filter_map(Scored::of)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello::Othello8;
+
+    /// A board string with a bad side to move or a missing square is reported as the board
+    /// string it is meant to be, not as a bad transcript.
+    #[test]
+    fn othello_board_strings_report_their_own_errors() {
+        let good = Othello8::start().board_string();
+        assert!(Othello8::parse_position(&good).is_ok(), "{good}");
+        let bad_side = format!("{} Z", &good[..64]);
+        let short = format!("{} X", &good[1..64]);
+        for text in [bad_side, short] {
+            let e = Othello8::parse_position(&text).expect_err("bad board");
+            assert!(e.starts_with("not a board string"), "{text}: {e}");
+            assert!(!e.contains("transcript"), "{text}: {e}");
+        }
+        // A transcript still reads as one, and a bad one says so.
+        assert!(Othello8::parse_position("f5d6c3").is_ok());
+        let e = Othello8::parse_position("f5z9").expect_err("bad transcript");
+        assert!(e.contains("transcript"), "{e}");
     }
 }
