@@ -358,6 +358,7 @@ fn gomoku_models_train_and_play_their_game_only() {
         "",
     );
     assert!(!ok && err.contains("plays gomoku9"), "{err}");
+    assert_eq!(err.matches("plays gomoku9").count(), 1, "said once: {err}");
     let (ok, _, err) = stonelab(
         &[
             "arena", "--game", "othello8", "--games", "2", "--agents", &mlp, "random",
