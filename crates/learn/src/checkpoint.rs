@@ -147,6 +147,23 @@ pub fn weights_bytes<M: Module>(module: &M) -> Result<Vec<u8>, ModelError> {
     canonical_safetensors(&bytes)
 }
 
+/// A module in burn's own state format (parameters with their ids, so an optimizer's state
+/// still matches them after loading): what training checkpoints keep of a network in training.
+///
+/// # Errors
+/// [`ModelError::Weights`] if burn cannot serialise it.
+pub fn state_bytes<M: Module>(module: &M) -> Result<Vec<u8>, ModelError> {
+    use burn::store::BurnpackStore;
+    let mut store = BurnpackStore::from_bytes(None);
+    module
+        .save_into(&mut store)
+        .map_err(|e| ModelError::Weights(e.to_string()))?;
+    let bytes = store
+        .get_bytes()
+        .map_err(|e| ModelError::Weights(e.to_string()))?;
+    Ok(bytes.to_vec())
+}
+
 /// The same safetensors file with its JSON header written in one fixed order (keys sorted at
 /// every level, padded with spaces to a multiple of 8 bytes): burn writes the metadata from a
 /// hash map, so equal tensors would otherwise give different bytes and different sha256s.

@@ -343,15 +343,10 @@ impl<G: Game> QMlpTrainer<G> {
     /// # Errors
     /// [`ModelError`] when a file cannot be written.
     pub fn save_state(&self, dir: &std::path::Path) -> Result<(), ModelError> {
-        use burn::store::{BurnpackStore, ModuleSnapshot};
-        let mut store = BurnpackStore::from_bytes(None);
-        self.net
-            .save_into(&mut store)
-            .map_err(|e| ModelError::Weights(e.to_string()))?;
-        let net = store
-            .get_bytes()
-            .map_err(|e| ModelError::Weights(e.to_string()))?;
-        write_atomic(&dir.join("online.bpk"), &net)?;
+        write_atomic(
+            &dir.join("online.bpk"),
+            &crate::checkpoint::state_bytes(&self.net)?,
+        )?;
         let optim = self
             .optim
             .into_bytes()

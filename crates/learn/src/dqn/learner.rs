@@ -334,15 +334,10 @@ impl<G: Game> DqnLearner<G> {
     /// # Errors
     /// [`ModelError`] when a file cannot be written.
     pub fn save_state(&self, dir: &std::path::Path) -> Result<(), ModelError> {
-        use burn::store::{BurnpackStore, ModuleSnapshot};
-        let mut store = BurnpackStore::from_bytes(None);
-        self.net
-            .save_into(&mut store)
-            .map_err(|e| ModelError::Weights(e.to_string()))?;
-        let net = store
-            .get_bytes()
-            .map_err(|e| ModelError::Weights(e.to_string()))?;
-        write_atomic(&dir.join(state_files::NET), &net)?;
+        write_atomic(
+            &dir.join(state_files::NET),
+            &crate::checkpoint::state_bytes(&self.net)?,
+        )?;
         write_atomic(
             &dir.join(state_files::TARGET),
             &weights_bytes(&self.target)?,
