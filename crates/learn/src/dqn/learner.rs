@@ -10,6 +10,7 @@ use game::{Game, Symmetry};
 use rand::RngExt;
 
 use crate::checkpoint::{load_weights_renamed, weights_bytes, write_atomic, ModelError};
+use crate::encode::mover_cells;
 use crate::replay::{ReplayBuffer, Transition};
 use crate::resnet::{QNet, QNetArch};
 
@@ -118,6 +119,21 @@ impl<G: Game> DqnLearner<G> {
         let device = self.device.clone();
         let net = self.infer();
         q_values(net, boards, G::BOARD_SIZE, &device)
+    }
+
+    /// The stored form of a step's positions (mover cells, Black to move) and their action
+    /// values, one row of `n·n` per position, in one batch.
+    pub(crate) fn q_positions(
+        &mut self,
+        positions: &[(usize, &G)],
+    ) -> (Vec<(Vec<i8>, bool)>, Vec<f32>) {
+        let cells: Vec<(Vec<i8>, bool)> = positions
+            .iter()
+            .map(|(_, pos)| (mover_cells(*pos), pos.side_to_move() == game::Color::Black))
+            .collect();
+        let boards: Vec<(&[i8], bool)> = cells.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
+        let q = self.q_batch(&boards);
+        (cells, q)
     }
 
     /// Transitions in the replay buffer.

@@ -6,7 +6,7 @@ use game::{Color, Game};
 use rand::RngExt;
 use search::{Agent, AgentError};
 
-use crate::encode::{legal_points, mover_cells};
+use crate::encode::legal_points;
 use crate::replay::Transition;
 
 use super::*;
@@ -60,21 +60,10 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
             .learners
             .get_mut(player)
             .ok_or_else(|| AgentError::Failed(format!("no learner {player}")))?;
-        let inputs: Vec<(Vec<i8>, bool, Vec<usize>)> = requests
-            .iter()
-            .map(|(_, pos)| {
-                (
-                    mover_cells(*pos),
-                    pos.side_to_move() == Color::Black,
-                    legal_points(*pos),
-                )
-            })
-            .collect();
-        let boards: Vec<(&[i8], bool)> =
-            inputs.iter().map(|(c, b, _)| (c.as_slice(), *b)).collect();
-        let q = learner.q_batch(&boards);
+        let (stored, q) = learner.q_positions(requests);
         let mut moves = Vec::with_capacity(requests.len());
-        for (j, ((k, _), (cells, black, valid))) in requests.iter().zip(inputs).enumerate() {
+        for (j, ((k, pos), (cells, black))) in requests.iter().zip(stored).enumerate() {
+            let valid = legal_points(*pos);
             let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
             let a = learner.choose(
                 row,
@@ -234,12 +223,7 @@ impl<G: Game> search::driver::BatchedPlayers<G> for GreedyLearners<'_, G> {
             .learners
             .get_mut(player)
             .ok_or_else(|| AgentError::Failed(format!("no learner {player}")))?;
-        let cells: Vec<(Vec<i8>, bool)> = requests
-            .iter()
-            .map(|(_, pos)| (mover_cells(*pos), pos.side_to_move() == Color::Black))
-            .collect();
-        let boards: Vec<(&[i8], bool)> = cells.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
-        let q = learner.q_batch(&boards);
+        let (_, q) = learner.q_positions(requests);
         requests
             .iter()
             .enumerate()
