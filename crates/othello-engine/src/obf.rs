@@ -90,9 +90,9 @@ pub fn parse_obf(text: &str) -> Result<Vec<Problem>, ObfError> {
 #[must_use]
 pub fn ffo_suite() -> Vec<Problem> {
     [
-        include_str!("../data/ffo/fforum-1-19.obf"),
-        include_str!("../data/ffo/fforum-20-39.obf"),
-        include_str!("../data/ffo/fforum-40-59.obf"),
+        include_str!("../../../data/othello/ffo/fforum-1-19.obf"),
+        include_str!("../../../data/othello/ffo/fforum-20-39.obf"),
+        include_str!("../../../data/othello/ffo/fforum-40-59.obf"),
     ]
     .iter()
     .flat_map(|text| parse_obf(text).unwrap_or_default())

@@ -1,11 +1,11 @@
-//! 8x8 perft against the published table in ../shared/data, and the 4x4/6x6 tables in tests/data.
+//! 8x8 perft against the published table in data/othello, and the 4x4/6x6 tables in tests/data.
 
 mod common;
 
 use othello::{perft, perft_parallel, Othello4, Othello6, Othello8};
 
 fn published_8x8() -> Vec<(u32, u64)> {
-    let path = common::shared_data().join("othello/perft-8x8.txt");
+    let path = common::data_dir().join("othello/perft-8x8.txt");
     let text = std::fs::read_to_string(&path).expect("read perft-8x8.txt");
     let table = common::perft_table(&text);
     assert!(

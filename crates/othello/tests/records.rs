@@ -11,7 +11,7 @@ use othello::{Move, Othello8};
 
 #[test]
 fn every_wthor_game_replays_without_an_illegal_move() {
-    let dir = common::shared_data().join("othello/wthor");
+    let dir = common::data_dir().join("othello/wthor");
     let players =
         parse_players(&std::fs::read(dir.join("WTHOR.JOU")).expect("JOU")).expect("players");
     let tournaments = parse_tournaments(&std::fs::read(dir.join("WTHOR.TRN")).expect("TRN"))
@@ -73,7 +73,7 @@ fn every_wthor_game_replays_without_an_illegal_move() {
 }
 
 fn ffo_lines() -> Vec<(String, String)> {
-    let dir = common::shared_data().join("othello/ffo");
+    let dir = common::data_dir().join("othello/ffo");
     let mut lines = Vec::new();
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .expect("ffo dir")

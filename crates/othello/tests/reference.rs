@@ -285,7 +285,7 @@ fn reference_6x6_perft_deep() {
 
 #[test]
 fn reference_8x8_perft_matches_published_to_depth_6() {
-    let text = std::fs::read_to_string(common::shared_data().join("othello/perft-8x8.txt"))
+    let text = std::fs::read_to_string(common::data_dir().join("othello/perft-8x8.txt"))
         .expect("perft table");
     let slow = Reference::new(8);
     for (depth, leaves) in common::perft_table(&text)

@@ -1,23 +1,11 @@
-//! Helpers shared by the integration tests: finding ../shared/data and reading perft tables.
+//! Helpers shared by the integration tests: the repository's `data/` folder and perft tables.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
 
-/// The shared test data folder: `$STONELAB_SHARED/data` when set, else `../shared/data` beside
-/// the project root.
-pub fn shared_data() -> PathBuf {
-    let root = std::env::var_os("STONELAB_SHARED").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        PathBuf::from,
-    );
-    let data = root.join("data");
-    assert!(
-        data.is_dir(),
-        "shared test data not found at {}: check out ../shared beside the project or set \
-         STONELAB_SHARED",
-        data.display()
-    );
-    data
+/// The repository's public data folder (`data/` at the project root: perft table, FFO, WTHOR).
+pub fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data")
 }
 
 /// Reads a `depth leaves` table, skipping `#` comments.
