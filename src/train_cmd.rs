@@ -325,6 +325,9 @@ fn cli_error(e: RunError) -> anyhow::Error {
             path.display()
         ),
         e @ (RunError::NoRun(_) | RunError::Mismatch { .. }) => anyhow!("--resume: {e}"),
+        e @ RunError::NoUsableCheckpoint { .. } => {
+            anyhow!("--resume: {e} (--force starts it over)")
+        }
         e => anyhow!(e),
     }
 }
@@ -332,13 +335,21 @@ fn cli_error(e: RunError) -> anyhow::Error {
 fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()> {
     let registry = G::registry();
     let (dir, run, from) = if args.resume {
-        let (dir, run, from) = learn::resume(
+        let learn::Resumed {
+            dir,
+            config: run,
+            from,
+            warnings,
+        } = learn::resume(
             &args.out,
             args.algo.name(),
             &game.to_string(),
             args.episodes,
         )
         .map_err(cli_error)?;
+        for warning in &warnings {
+            eprintln!("warning: {warning}");
+        }
         if from.is_none() {
             eprintln!(
                 "no checkpoint in {} yet: starting the run over",

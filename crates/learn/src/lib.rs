@@ -28,6 +28,6 @@ pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};
 pub use resnet::{QNet, QNetArch, PLANES};
 pub use run::{
-    build_trainer, resume, train, Checkpoint, Opponent, Progress, RunConfig, RunDir, RunError,
-    Trainer,
+    build_trainer, resume, train, Checkpoint, Opponent, Progress, Resumed, RunConfig, RunDir,
+    RunError, Trainer,
 };

@@ -60,12 +60,22 @@ fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
 
 /// Runs (or continues) the run in `root` to `config.episodes`.
 fn run<G: Game>(root: &Path, config: &RunConfig, fresh: bool) -> Result<(), RunError> {
-    let (dir, config, from) = if fresh {
+    run_warned::<G>(root, config, fresh).map(|_| ())
+}
+
+/// [`run`], returning the warnings of the resume.
+fn run_warned<G: Game>(
+    root: &Path,
+    config: &RunConfig,
+    fresh: bool,
+) -> Result<Vec<String>, RunError> {
+    let (dir, config, from, warnings) = if fresh {
         let dir = RunDir::create(root, false)?;
         dir.write_config(config)?;
-        (dir, config.clone(), None)
+        (dir, config.clone(), None, Vec::new())
     } else {
-        resume(root, &config.algo, &config.game, Some(config.episodes))?
+        let r = resume(root, &config.algo, &config.game, Some(config.episodes))?;
+        (r.dir, r.config, r.from, r.warnings)
     };
     let mut trainer = build_trainer::<G>(&config, from.as_ref())?;
     let evals = [Opponent {
@@ -80,7 +90,7 @@ fn run<G: Game>(root: &Path, config: &RunConfig, fresh: bool) -> Result<(), RunE
         &evals,
         &mut |_| {},
     )?;
-    Ok(())
+    Ok(warnings)
 }
 
 /// log.csv without the wall-clock column, and eval.csv.
@@ -461,4 +471,250 @@ fn every_trainer_resumes_from_every_checkpoint_of_a_run() {
             let _ = std::fs::remove_dir_all(&part);
         }
     }
+}
+
+/// Every file under `dir`, as `/`-separated paths relative to it, sorted.
+fn files_under(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir)
+            .expect("read dir")
+            .filter_map(Result::ok)
+        {
+            let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+            if entry.path().is_dir() {
+                walk(&entry.path(), &format!("{name}/"), out);
+            } else {
+                out.push(name);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, "", &mut out);
+    out.sort();
+    out
+}
+
+/// Every file under `dir` with its bytes: what "nothing was changed" compares.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    files_under(dir)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(dir.join(&f)).expect("read");
+            (f, bytes)
+        })
+        .collect()
+}
+
+/// The exported models of a run (`checkpoints/*.safetensors` and their cards), with their
+/// bytes.
+fn models(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let dir = root.join(CHECKPOINTS);
+    files_under(&dir)
+        .into_iter()
+        .filter(|f| !f.contains('/'))
+        .map(|f| {
+            let bytes = std::fs::read(dir.join(&f)).expect("read");
+            (f, bytes)
+        })
+        .collect()
+}
+
+/// Flips sixteen bytes (every bit of each) spread over the file.
+fn flip_bytes(path: &Path) {
+    let mut bytes = std::fs::read(path).expect("read");
+    let len = bytes.len();
+    assert!(len > 0, "{}: empty", path.display());
+    let mut at: Vec<usize> = (0..16).map(|i| len * (2 * i + 1) / 32).collect();
+    at.dedup();
+    for i in at {
+        bytes[i] ^= 0xff;
+    }
+    std::fs::write(path, bytes).expect("write");
+}
+
+/// The files of the newest checkpoint are damaged one at a time (sixteen bytes flipped in the
+/// network, target network, optimiser, replay, visit counts, counters and `state.json`, and
+/// `state.json` edited to another episode as valid JSON), for every trainer: each resume
+/// refuses that checkpoint, says which file of which folder is damaged and that it falls back
+/// to the older one, sets the damaged folder aside, and ends with exactly the uninterrupted
+/// run's logs and models (weights and cards, byte for byte).
+#[test]
+fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older_one() {
+    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+        let whole = folder(&format!("{algo}-fallback-whole"));
+        run::<Othello4>(&whole, &tiny(algo, "othello4", 24), true).expect("uninterrupted");
+        let expected = logs(&whole);
+        let template = folder(&format!("{algo}-fallback"));
+        run::<Othello4>(&template, &tiny(algo, "othello4", 16), true).expect("first part");
+        assert_eq!(checkpoints(&template), ["ep-00000008", "ep-00000016"]);
+        let newest = template.join(CHECKPOINTS).join("ep-00000016");
+        let files = files_under(&newest);
+        let state: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(newest.join(learn::run::STATE)).expect("state.json"),
+        )
+        .expect("json");
+        let listed: Vec<String> = state["files"]
+            .as_object()
+            .expect("a manifest")
+            .keys()
+            .cloned()
+            .collect();
+        let others: Vec<String> = files
+            .iter()
+            .filter(|f| *f != "state.json")
+            .cloned()
+            .collect();
+        assert_eq!(
+            listed, others,
+            "{algo}: the manifest lists every other file"
+        );
+        let expected_files = if algo == "dqn-competitive" {
+            13
+        } else if algo == "dqn" {
+            7
+        } else {
+            4
+        };
+        assert_eq!(files.len(), expected_files, "{algo}: {files:?}");
+
+        // (file, edited rather than flipped): every file flipped, then state.json edited.
+        let cases = files
+            .iter()
+            .map(|f| (f.clone(), false))
+            .chain([("state.json".to_string(), true)]);
+        for (k, (file, edit)) in cases.enumerate() {
+            let part = folder(&format!("{algo}-fallback-{k}"));
+            copy_tree(&template, &part);
+            let damaged = part.join(CHECKPOINTS).join("ep-00000016").join(&file);
+            if edit {
+                let text = std::fs::read_to_string(&damaged).expect("state.json");
+                assert!(text.contains("\"episode\": 16"), "{text}");
+                std::fs::write(&damaged, text.replace("\"episode\": 16", "\"episode\": 15"))
+                    .expect("edit");
+            } else {
+                flip_bytes(&damaged);
+            }
+            let warnings = run_warned::<Othello4>(&part, &tiny(algo, "othello4", 24), false)
+                .unwrap_or_else(|e| panic!("{algo}, {file} damaged: {e}"));
+            assert_eq!(warnings.len(), 1, "{algo}, {file}: {warnings:?}");
+            let w = &warnings[0];
+            assert!(
+                w.contains(&format!("ep-00000016: {file} is damaged"))
+                    && w.contains("resuming from the older checkpoint")
+                    && w.contains("ep-00000008 (episode 8)")
+                    && w.contains("damaged-ep-00000016"),
+                "{algo}, {file}: {w}"
+            );
+            assert_eq!(logs(&part), expected, "{algo}, {file} damaged");
+            assert_eq!(checkpoints(&part), ["ep-00000016", "ep-00000024"]);
+            assert!(part.join(CHECKPOINTS).join("damaged-ep-00000016").is_dir());
+            assert_eq!(
+                models(&part),
+                models(&whole),
+                "{algo}, {file}: the final models are the uninterrupted run's, byte for byte"
+            );
+            let _ = std::fs::remove_dir_all(&part);
+        }
+    }
+}
+
+/// A run whose checkpoints are all damaged (the newest with a flipped target network, the older
+/// one cut short) is refused with both reasons, and nothing in its folder changes; with the
+/// newest intact, loading it is refused too once a file of it changes after the check.
+#[test]
+fn a_run_whose_checkpoints_are_all_damaged_is_refused_and_left_as_it_was() {
+    let root = folder("all-damaged");
+    let config = tiny("dqn", "othello4", 16);
+    run::<Othello4>(&root, &config, true).expect("run");
+    let cps = root.join(CHECKPOINTS);
+    flip_bytes(&cps.join("ep-00000016").join("target.safetensors"));
+    let optim = cps.join("ep-00000008").join("optim.bpk");
+    let bytes = std::fs::read(&optim).expect("optim");
+    std::fs::write(&optim, &bytes[..bytes.len() / 2]).expect("cut");
+    let before = snapshot(&root);
+    let e = run::<Othello4>(&root, &tiny("dqn", "othello4", 24), false).expect_err("unusable");
+    assert!(matches!(e, RunError::NoUsableCheckpoint { .. }), "{e:?}");
+    let text = e.to_string();
+    assert!(
+        text.contains("no usable checkpoint to resume from")
+            && text.contains("ep-00000016: target.safetensors is damaged (checksum mismatch")
+            && text.contains(&format!(
+                "ep-00000008: optim.bpk is damaged ({} bytes, the manifest says {}",
+                bytes.len() / 2,
+                bytes.len()
+            ))
+            && text.contains("nothing was changed"),
+        "{text}"
+    );
+    assert_eq!(snapshot(&root), before, "nothing written");
+    assert_eq!(
+        RunDir::open(&root).expect("run").latest_checkpoint(),
+        None,
+        "no usable checkpoint"
+    );
+}
+
+/// `build_trainer` checks a checkpoint's files before it reads any: a file changed after the
+/// checkpoint was found, or one missing, is a `Damaged` error naming the folder and the file.
+#[test]
+fn loading_a_damaged_checkpoint_is_refused_naming_the_folder_and_the_file() {
+    let root = folder("load-damaged");
+    let config = tiny("dqn", "othello4", 8);
+    run::<Othello4>(&root, &config, true).expect("run");
+    let cp = RunDir::open(&root)
+        .expect("run")
+        .latest_checkpoint()
+        .expect("checkpoint");
+    assert!(cp.verified && cp.episode == 8, "{cp:?}");
+    build_trainer::<Othello4>(&config, Some(&cp)).expect("an intact checkpoint loads");
+    flip_bytes(&cp.path.join("online.bpk"));
+    let e = build_trainer::<Othello4>(&config, Some(&cp))
+        .err()
+        .expect("damaged");
+    match &e {
+        RunError::Damaged {
+            checkpoint, file, ..
+        } => assert_eq!((checkpoint, file.as_str()), (&cp.path, "online.bpk")),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        e.to_string().starts_with(&format!(
+            "checkpoint {}: online.bpk is damaged (checksum mismatch",
+            cp.path.display()
+        )),
+        "{e}"
+    );
+    std::fs::remove_file(cp.path.join("replay.bin")).expect("remove");
+    let e = RunDir::checkpoint(&cp.path).expect_err("missing");
+    assert!(
+        e.to_string().contains("online.bpk is damaged")
+            || e.to_string().contains("replay.bin is damaged (missing)"),
+        "{e}"
+    );
+}
+
+/// A checkpoint written before checksums (a `state.json` of only the episode and the algorithm)
+/// still resumes, exactly, with a warning that it is unverified.
+#[test]
+fn a_checkpoint_written_before_checksums_resumes_unverified_with_a_warning() {
+    let whole = folder("legacy-whole");
+    run::<Othello4>(&whole, &tiny("dqn", "othello4", 24), true).expect("uninterrupted");
+    let root = folder("legacy");
+    run::<Othello4>(&root, &tiny("dqn", "othello4", 16), true).expect("first part");
+    let newest = root.join(CHECKPOINTS).join("ep-00000016");
+    std::fs::write(
+        newest.join("state.json"),
+        "{\n  \"episode\": 16,\n  \"algo\": \"dqn\"\n}",
+    )
+    .expect("old state.json");
+    let cp = RunDir::checkpoint(&newest).expect("an old checkpoint is accepted");
+    assert!(!cp.verified && cp.episode == 16, "{cp:?}");
+    let warnings =
+        run_warned::<Othello4>(&root, &tiny("dqn", "othello4", 24), false).expect("resumed");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("ep-00000016: unverified (written before checksums"),
+        "{warnings:?}"
+    );
+    assert_eq!(logs(&root), logs(&whole));
 }

@@ -1,15 +1,17 @@
 //! The run folder: `config.json`, `log.csv` and `eval.csv` (cut back on resume), atomic
-//! checkpoint folders `checkpoints/ep-NNNNNNNN/` with rotation, and the exported models.
+//! checkpoint folders `checkpoints/ep-NNNNNNNN/` with rotation and a manifest of checksums, and
+//! the exported models.
 
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::RunError;
-use crate::checkpoint::{write_atomic, write_model, Card};
+use crate::checkpoint::{sha256_hex, write_atomic, write_model, Card};
 
 /// The settings file.
 pub const CONFIG: &str = "config.json";
@@ -21,18 +23,94 @@ pub const EVAL: &str = "eval.csv";
 pub const CHECKPOINTS: &str = "checkpoints";
 /// Charts drawn by the application.
 pub const PLOTS: &str = "plots";
-/// The file that marks a checkpoint folder complete: `{"episode": N, "algo": "..."}`.
+/// The file that marks a checkpoint folder complete, written last: the episode, the algorithm,
+/// the manifest (every other file of the folder with its size and sha256) and the sha256 of
+/// the record itself.
 pub const STATE: &str = "state.json";
-/// How many checkpoint folders are kept.
+/// The format of [`STATE`] written by this version.
+pub const STATE_FORMAT: &str = "stonelab-checkpoint/1";
+/// How many checkpoint folders are kept (at least two, so that a damaged newest one leaves an
+/// older one to resume from).
 pub const KEEP_CHECKPOINTS: usize = 2;
+/// The prefix a damaged checkpoint folder is renamed with when a resume passes over it
+/// (`checkpoints/damaged-ep-NNNNNNNN`): kept for inspection, no longer a checkpoint.
+pub const DAMAGED: &str = "damaged-";
 
-/// A complete checkpoint folder.
+/// A complete checkpoint folder whose files check out against its manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checkpoint {
     /// Episodes played when it was written.
     pub episode: usize,
     /// The folder.
     pub path: PathBuf,
+    /// Whether its files were checked against a manifest: `false` for a checkpoint written
+    /// before checksums (its `state.json` holds only the episode and the algorithm), which is
+    /// loaded as it is.
+    pub verified: bool,
+}
+
+/// One file of a checkpoint's manifest.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSum {
+    bytes: u64,
+    sha256: String,
+}
+
+/// [`STATE`] as written by this version.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateRecord {
+    format: String,
+    episode: u64,
+    algo: String,
+    files: BTreeMap<String, FileSum>,
+    /// sha256 of [`StateBody`]'s compact JSON: the record without this field.
+    sha256: String,
+}
+
+/// What the record's own sha256 covers (every field but the sha256, in this order).
+#[derive(Serialize)]
+struct StateBody<'a> {
+    format: &'a str,
+    episode: u64,
+    algo: &'a str,
+    files: &'a BTreeMap<String, FileSum>,
+}
+
+impl StateBody<'_> {
+    fn sha256(&self) -> String {
+        sha256_hex(&serde_json::to_vec(self).unwrap_or_default())
+    }
+}
+
+/// Every file under `dir` (recursively) but [`STATE`] at its top, as `/`-separated paths
+/// relative to `dir`, with its size and sha256.
+fn manifest(dir: &Path) -> Result<BTreeMap<String, FileSum>, RunError> {
+    fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, FileSum>) -> Result<(), RunError> {
+        for entry in fs::read_dir(dir).map_err(io(dir))? {
+            let entry = entry.map_err(io(dir))?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let rel = format!("{prefix}{name}");
+            if path.is_dir() {
+                walk(&path, &format!("{rel}/"), out)?;
+            } else if rel != STATE {
+                let bytes = fs::read(&path).map_err(io(&path))?;
+                out.insert(
+                    rel,
+                    FileSum {
+                        bytes: bytes.len() as u64,
+                        sha256: sha256_hex(&bytes),
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, "", &mut out)?;
+    Ok(out)
 }
 
 /// A model a trainer exports at each checkpoint: `checkpoints/<file>` with its card.
@@ -155,39 +233,173 @@ impl RunDir {
         })
     }
 
-    /// The newest complete checkpoint: the highest `ep-N` folder holding a readable
-    /// `state.json`.
+    /// The newest usable checkpoint (see [`usable_checkpoint`](Self::usable_checkpoint)), if
+    /// any.
     #[must_use]
     pub fn latest_checkpoint(&self) -> Option<Checkpoint> {
-        let mut found: Vec<(usize, PathBuf)> = self.checkpoint_folders();
-        found.sort();
-        found
-            .into_iter()
-            .rev()
-            .find_map(|(_, path)| Self::checkpoint(&path).ok())
+        self.usable_checkpoint().ok().and_then(|(cp, _)| cp)
     }
 
-    /// The checkpoint in `path`, with its episode from its `state.json`.
+    /// The newest checkpoint folder that is complete and whose files all check out against its
+    /// manifest ([`checkpoint`](Self::checkpoint)), and why each newer `ep-N` folder was passed
+    /// over (newest first). `None` when the run has no checkpoint folder at all.
     ///
     /// # Errors
-    /// [`RunError::BadCheckpoint`] when `state.json` is missing or malformed.
+    /// [`RunError::NoUsableCheckpoint`] when there are checkpoint folders but none is usable.
+    pub fn usable_checkpoint(&self) -> Result<(Option<Checkpoint>, Vec<RunError>), RunError> {
+        let mut found = self.checkpoint_folders();
+        found.sort();
+        let mut passed_over = Vec::new();
+        for (_, path) in found.into_iter().rev() {
+            match Self::checkpoint(&path) {
+                Ok(cp) => return Ok((Some(cp), passed_over)),
+                Err(e) => passed_over.push(e),
+            }
+        }
+        if passed_over.is_empty() {
+            return Ok((None, passed_over));
+        }
+        Err(RunError::NoUsableCheckpoint {
+            path: self.file(CHECKPOINTS),
+            reasons: passed_over.iter().map(ToString::to_string).collect(),
+        })
+    }
+
+    /// The checkpoint in `path`, checked before any of it is used: its `state.json` must be
+    /// intact (its own sha256 matches its content) and every file its manifest lists must be
+    /// there with the listed size and sha256; a folder named `ep-N` must hold episode `N`. A
+    /// `state.json` written before checksums (only `episode` and `algo`) gives an unverified
+    /// checkpoint ([`Checkpoint::verified`] `false`).
+    ///
+    /// # Errors
+    /// [`RunError::Damaged`] naming the folder and the file that is missing or does not match,
+    /// or [`RunError::BadCheckpoint`] when the folder's name and episode disagree.
     pub fn checkpoint(path: &Path) -> Result<Checkpoint, RunError> {
-        let state = path.join(STATE);
-        let bad = |why: String| RunError::BadCheckpoint {
-            path: path.to_path_buf(),
+        let damaged = |file: &str, why: String| RunError::Damaged {
+            checkpoint: path.to_path_buf(),
+            file: file.to_string(),
             why,
         };
-        let text = fs::read_to_string(&state).map_err(|e| bad(format!("{STATE}: {e}")))?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| bad(format!("{STATE}: {e}")))?;
-        let episode = value["episode"]
-            .as_u64()
-            .and_then(|e| usize::try_from(e).ok())
-            .ok_or_else(|| bad(format!("{STATE} has no episode")))?;
+        let bytes = fs::read(path.join(STATE)).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                damaged(STATE, "missing: the checkpoint is incomplete".into())
+            } else {
+                damaged(STATE, format!("unreadable: {e}"))
+            }
+        })?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| damaged(STATE, format!("not valid JSON: {e}")))?;
+        let legacy = value
+            .as_object()
+            .is_some_and(|o| o.len() == 2 && o.contains_key("episode") && o.contains_key("algo"));
+        let (episode, verified) = if legacy {
+            let episode = value["episode"]
+                .as_u64()
+                .ok_or_else(|| damaged(STATE, "its episode is not a count".into()))?;
+            (episode, false)
+        } else {
+            let record: StateRecord = serde_json::from_value(value)
+                .map_err(|e| damaged(STATE, format!("malformed: {e}")))?;
+            if record.format != STATE_FORMAT {
+                return Err(damaged(
+                    STATE,
+                    format!("format {:?}, expected {STATE_FORMAT:?}", record.format),
+                ));
+            }
+            let body = StateBody {
+                format: &record.format,
+                episode: record.episode,
+                algo: &record.algo,
+                files: &record.files,
+            };
+            if body.sha256() != record.sha256 {
+                return Err(damaged(
+                    STATE,
+                    "its checksum does not match its content (edited or damaged)".into(),
+                ));
+            }
+            for (name, sum) in &record.files {
+                let relative = Path::new(name);
+                if !relative
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_)))
+                {
+                    return Err(damaged(
+                        STATE,
+                        format!("the manifest names {name:?}, outside the folder"),
+                    ));
+                }
+                let file = path.join(relative);
+                let data = match fs::read(&file) {
+                    Ok(data) => data,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(damaged(name, "missing".into()));
+                    }
+                    Err(e) => return Err(damaged(name, format!("unreadable: {e}"))),
+                };
+                if data.len() as u64 != sum.bytes {
+                    return Err(damaged(
+                        name,
+                        format!(
+                            "{} bytes, the manifest says {} (cut short or changed)",
+                            data.len(),
+                            sum.bytes
+                        ),
+                    ));
+                }
+                let found = sha256_hex(&data);
+                if found != sum.sha256 {
+                    return Err(damaged(
+                        name,
+                        format!(
+                            "checksum mismatch: sha256 {found}, the manifest says {}",
+                            sum.sha256
+                        ),
+                    ));
+                }
+            }
+            (record.episode, true)
+        };
+        let episode = usize::try_from(episode)
+            .map_err(|_| damaged(STATE, format!("episode {episode} is out of range")))?;
+        let named = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("ep-"))
+            .and_then(|n| n.parse::<usize>().ok());
+        if let Some(named) = named {
+            if named != episode {
+                return Err(RunError::BadCheckpoint {
+                    path: path.to_path_buf(),
+                    why: format!("{STATE} says episode {episode}, the folder's name {named}"),
+                });
+            }
+        }
         Ok(Checkpoint {
             episode,
             path: path.to_path_buf(),
+            verified,
         })
+    }
+
+    /// Renames the checkpoint folder `path` to `damaged-<name>` (or `damaged-<name>.K` when
+    /// that is taken) beside it, so that it no longer counts as a checkpoint; returns the new
+    /// path.
+    ///
+    /// # Errors
+    /// [`RunError::Io`].
+    pub fn set_aside(path: &Path) -> Result<PathBuf, RunError> {
+        let name = path
+            .file_name()
+            .map_or_else(|| "checkpoint".into(), |n| n.to_string_lossy().into_owned());
+        let mut target = path.with_file_name(format!("{DAMAGED}{name}"));
+        let mut k = 1;
+        while target.exists() {
+            target = path.with_file_name(format!("{DAMAGED}{name}.{k}"));
+            k += 1;
+        }
+        fs::rename(path, &target).map_err(io(&target))?;
+        Ok(target)
     }
 
     fn checkpoint_folders(&self) -> Vec<(usize, PathBuf)> {
@@ -242,8 +454,9 @@ impl RunDir {
     }
 
     /// Writes checkpoint folder `ep-<episode>` so that it appears complete or not at all:
-    /// `save` fills a temporary folder, `state.json` is added, and the folder is renamed into
-    /// place. Then the exported models are written (each atomically) and all but the newest
+    /// `save` fills a temporary folder, `state.json` is added last (atomically) with the
+    /// manifest of every file `save` wrote (size and sha256) and its own sha256, and the folder
+    /// is renamed into place. Then the exported models are written (each atomically) and all but the newest
     /// [`KEEP_CHECKPOINTS`] folders removed.
     ///
     /// # Errors
@@ -262,7 +475,20 @@ impl RunDir {
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir_all(&tmp).map_err(io(&tmp))?;
         save(&tmp)?;
-        let state = serde_json::json!({"episode": episode, "algo": algo});
+        let files = manifest(&tmp)?;
+        let body = StateBody {
+            format: STATE_FORMAT,
+            episode: episode as u64,
+            algo,
+            files: &files,
+        };
+        let state = serde_json::json!({
+            "format": STATE_FORMAT,
+            "episode": episode,
+            "algo": algo,
+            "files": files,
+            "sha256": body.sha256(),
+        });
         let text = serde_json::to_string_pretty(&state).unwrap_or_default();
         write_atomic(&tmp.join(STATE), text.as_bytes())?;
         if folder.exists() {
@@ -285,6 +511,7 @@ impl RunDir {
         Ok(Checkpoint {
             episode,
             path: folder,
+            verified: true,
         })
     }
 }

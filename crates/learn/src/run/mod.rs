@@ -16,8 +16,8 @@ use search::Agent;
 use serde::{Deserialize, Serialize};
 
 pub use dir::{
-    Checkpoint, CsvLog, Export, RunDir, CHECKPOINTS, CONFIG, EVAL, KEEP_CHECKPOINTS, LOG, PLOTS,
-    STATE,
+    Checkpoint, CsvLog, Export, RunDir, CHECKPOINTS, CONFIG, DAMAGED, EVAL, KEEP_CHECKPOINTS, LOG,
+    PLOTS, STATE, STATE_FORMAT,
 };
 
 use crate::checkpoint::ModelError;
@@ -82,6 +82,29 @@ pub enum RunError {
         path: PathBuf,
         /// Why.
         why: String,
+    },
+    /// A file of a checkpoint is missing or does not match the checkpoint's manifest (or
+    /// `state.json`, which holds the manifest, is damaged or was edited).
+    #[error("checkpoint {checkpoint}: {file} is damaged ({why})")]
+    Damaged {
+        /// The checkpoint folder.
+        checkpoint: PathBuf,
+        /// The file, relative to the folder.
+        file: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A run has checkpoint folders but none of them is usable.
+    #[error(
+        "{path}: no usable checkpoint to resume from ({}); nothing was changed: restore a \
+         checkpoint, or start the run over",
+        .reasons.join("; ")
+    )]
+    NoUsableCheckpoint {
+        /// The checkpoints folder.
+        path: PathBuf,
+        /// Why each checkpoint was refused, newest first.
+        reasons: Vec<String>,
     },
     /// Bad settings.
     #[error("{0}")]
@@ -202,19 +225,41 @@ impl RunConfig {
     }
 }
 
+/// A run opened by [`resume`] to continue it.
+#[derive(Debug)]
+pub struct Resumed {
+    /// The run folder.
+    pub dir: RunDir,
+    /// Its settings (with the new total of episodes when one was asked for).
+    pub config: RunConfig,
+    /// The checkpoint to continue from (`None`: the run starts over).
+    pub from: Option<Checkpoint>,
+    /// What the user should be told: each newer checkpoint passed over as damaged or
+    /// incomplete (and where it was set aside), or a checkpoint resumed from unverified
+    /// because it was written before checksums.
+    pub warnings: Vec<String>,
+}
+
 /// Opens the `algo` run on `game` in `root` to continue it: its settings (with `episodes` as
-/// the new total when given), and its newest complete checkpoint, with the logs cut back to
+/// the new total when given), and its newest usable checkpoint, with the logs cut back to
 /// that checkpoint (or removed when there is none: the run starts over).
 ///
+/// A checkpoint is usable when its files all match its manifest ([`RunDir::checkpoint`]).
+/// Newer checkpoint folders that are damaged or incomplete are passed over, each with a
+/// warning, and renamed `damaged-ep-N` once the logs are rewound, so the run continues exactly
+/// as it would have from the older checkpoint.
+///
 /// # Errors
-/// [`RunError::NoRun`], [`RunError::Mismatch`], [`RunError::BadConfig`], or [`RunError::Io`];
-/// nothing is changed then.
+/// [`RunError::NoRun`], [`RunError::Mismatch`], [`RunError::BadConfig`],
+/// [`RunError::NoUsableCheckpoint`] (checkpoints there, none usable), or [`RunError::Io`];
+/// nothing is changed then (but for an [`RunError::Io`] while renaming a damaged folder,
+/// after the logs were rewound: the next resume passes over that folder again).
 pub fn resume(
     root: &std::path::Path,
     algo: &str,
     game: &str,
     episodes: Option<usize>,
-) -> Result<(RunDir, RunConfig, Option<Checkpoint>), RunError> {
+) -> Result<Resumed, RunError> {
     let dir = RunDir::open(root)?;
     let mut config: RunConfig = dir.read_config()?;
     if config.algo != algo || config.game != game {
@@ -233,7 +278,7 @@ pub fn resume(
         path: dir.file(CONFIG),
         why: e.to_string(),
     })?;
-    let checkpoint = dir.latest_checkpoint();
+    let (checkpoint, passed_over) = dir.usable_checkpoint()?;
     if let (Some(asked), Some(cp)) = (episodes, &checkpoint) {
         if asked < cp.episode {
             // Nothing is rewound: the run stays as it is.
@@ -246,7 +291,39 @@ pub fn resume(
         }
     }
     dir.rewind(checkpoint.as_ref())?;
-    Ok((dir, config, checkpoint))
+    let mut warnings = Vec::new();
+    let older = checkpoint.as_ref().map_or_else(String::new, |cp| {
+        format!(
+            "resuming from the older checkpoint {} (episode {})",
+            cp.path.display(),
+            cp.episode
+        )
+    });
+    for e in passed_over {
+        let folder = match &e {
+            RunError::Damaged { checkpoint, .. } => checkpoint.clone(),
+            RunError::BadCheckpoint { path, .. } => path.clone(),
+            _ => continue,
+        };
+        let aside = RunDir::set_aside(&folder)?;
+        warnings.push(format!(
+            "{e}: passed over, {older}; the damaged folder is kept as {}",
+            aside.display()
+        ));
+    }
+    if let Some(cp) = checkpoint.as_ref().filter(|cp| !cp.verified) {
+        warnings.push(format!(
+            "checkpoint {}: unverified (written before checksums, its files cannot be \
+             checked): resuming from it as it is",
+            cp.path.display()
+        ));
+    }
+    Ok(Resumed {
+        dir,
+        config,
+        from: checkpoint,
+        warnings,
+    })
 }
 
 /// Makes a fresh player of the game from a seed (an opponent).
@@ -320,10 +397,12 @@ pub trait Trainer<G: Game> {
     fn models(&self, game: &str, last_eval: &serde_json::Value) -> Result<Vec<Export>, RunError>;
 }
 
-/// A trainer for `config` on game `G`: fresh, or continued from `from`.
+/// A trainer for `config` on game `G`: fresh, or continued from `from`, whose files are
+/// checked against its manifest ([`RunDir::checkpoint`]) before any of them is read.
 ///
 /// # Errors
-/// [`RunError`] for bad settings or an unreadable checkpoint.
+/// [`RunError`] for bad settings, [`RunError::Damaged`] for a damaged checkpoint, or another
+/// [`RunError`] for an unreadable one.
 pub fn build_trainer<G: Game>(
     config: &RunConfig,
     from: Option<&Checkpoint>,
@@ -335,6 +414,16 @@ pub fn build_trainer<G: Game>(
         _ => Box::new(QMlpTrainer::<G>::new(config.q_mlp_config()?)),
     };
     if let Some(cp) = from {
+        let checked = RunDir::checkpoint(&cp.path)?;
+        if checked.episode != cp.episode {
+            return Err(RunError::BadCheckpoint {
+                path: cp.path.clone(),
+                why: format!(
+                    "it holds episode {}, not {} as asked",
+                    checked.episode, cp.episode
+                ),
+            });
+        }
         trainer.load_state(&cp.path, cp.episode)?;
     }
     Ok(trainer)
