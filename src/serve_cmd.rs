@@ -1,24 +1,42 @@
-//! `stonelab serve` (the default command): the browser app on a local address.
+//! `stonelab serve` (the default command): the browser app on a local address, with the trained
+//! models it offers by name.
 
+use std::io::Read;
 use std::net::{IpAddr, SocketAddr};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
-use web::{Catalog, ServerConfig};
+use web::{Catalog, Model, ServerConfig};
+
+/// The largest model card the app reads (cards are a few kilobytes).
+const MAX_CARD_BYTES: u64 = 64 * 1024;
 
 /// Options of `stonelab serve`.
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
-    /// The address to listen on (127.0.0.1: this machine only).
-    #[arg(long, default_value = "127.0.0.1")]
+    /// The address to listen on: `127.0.0.1` or `localhost` (this machine only), or another
+    /// address of this machine together with `--allow-remote`.
+    #[arg(long, default_value = "127.0.0.1", value_parser = parse_host)]
     pub host: IpAddr,
-    /// The port to listen on.
+    /// The port to listen on (0: any free port).
     #[arg(long, default_value_t = 8080)]
     pub port: u16,
+    /// Serve beyond this machine (a `--host` that is not loopback): anyone who can reach the
+    /// address can play and use the server's CPU, within its memory budget.
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Agent searches running at once (default: the number of cores).
     #[arg(long)]
     pub workers: Option<usize>,
+    /// The most memory, in MiB, that running searches' tables take together; a search that
+    /// would pass it waits, then gets a clear 503.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    pub memory_mb: u64,
+    /// Folders of trained models to offer (`*.safetensors` with their `.json` cards), e.g. a
+    /// run folder; repeatable. `models/` is always offered. Pages choose models by name only.
+    #[arg(long = "models", value_name = "FOLDER")]
+    pub models: Vec<PathBuf>,
 }
 
 impl Default for ServeArgs {
@@ -26,35 +44,115 @@ impl Default for ServeArgs {
         ServeArgs {
             host: IpAddr::from([127, 0, 0, 1]),
             port: 8080,
+            allow_remote: false,
             workers: None,
+            memory_mb: 1024,
+            models: Vec::new(),
         }
     }
 }
 
-/// Every game of the app (the catalog's, in menu order) with its local agents, default
-/// opponent and hint agent, and the bundled models.
-pub fn catalog() -> Catalog {
-    Catalog::standard().with_models(models(Path::new("models")))
+/// `localhost` (any case) or an IP address.
+fn parse_host(text: &str) -> Result<IpAddr, String> {
+    if text.eq_ignore_ascii_case("localhost") {
+        return Ok(IpAddr::from([127, 0, 0, 1]));
+    }
+    text.parse().map_err(|_| {
+        format!("{text:?} is not an IP address or `localhost` (e.g. 127.0.0.1, ::1, 0.0.0.0)")
+    })
 }
 
-/// The trained models in `dir` (`*.safetensors`), as the paths `dqn:model=` / `q-mlp:model=` take.
-fn models(dir: &Path) -> Vec<String> {
+/// Every game of the app (the catalog's, in menu order) with its local agents, default
+/// opponent and hint agent, and the models of `models/` and of `extra` folders.
+pub fn catalog(extra: &[PathBuf]) -> (Catalog, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut models = find_models(Path::new("models"), None, &mut warnings);
+    for dir in extra {
+        let prefix = dir
+            .file_name()
+            .map_or_else(|| "models".into(), |n| n.to_string_lossy().into_owned());
+        if !dir.is_dir() {
+            warnings.push(format!("--models {}: not a folder", dir.display()));
+            continue;
+        }
+        models.extend(find_models(dir, Some(&prefix), &mut warnings));
+    }
+    models.sort_by(|a, b| a.name.cmp(&b.name));
+    models.dedup_by(|a, b| a.name == b.name);
+    (Catalog::standard().with_models(models), warnings)
+}
+
+/// The models in `dir`: each `*.safetensors` whose card (read up to [`MAX_CARD_BYTES`]) names
+/// its game and agent. Names are the file stem, after `prefix/` when given.
+fn find_models(dir: &Path, prefix: Option<&str>, warnings: &mut Vec<String>) -> Vec<Model> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut names: Vec<String> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let path = e.path();
-            (path.extension()? == "safetensors").then(|| path.to_str().map(str::to_string))?
-        })
-        .collect();
-    names.sort();
-    names
+    let mut found = Vec::new();
+    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
+        if path.extension().is_none_or(|e| e != "safetensors") {
+            continue;
+        }
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        // Names travel inside agent specs: keep them to plain characters.
+        if !stem
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            warnings.push(format!(
+                "{}: skipped (rename it to letters, digits, '-', '_' and '.')",
+                path.display()
+            ));
+            continue;
+        }
+        match read_card(&path) {
+            Ok((game, algo)) => found.push(Model {
+                name: prefix.map_or_else(|| stem.to_string(), |p| format!("{p}/{stem}")),
+                game,
+                algo,
+                path,
+            }),
+            Err(e) => warnings.push(format!("{}: skipped ({e})", path.display())),
+        }
+    }
+    found
+}
+
+/// The game and agent a model's card names.
+fn read_card(weights: &Path) -> Result<(String, String)> {
+    let card = weights.with_extension("json");
+    let file = std::fs::File::open(&card).with_context(|| format!("no card {}", card.display()))?;
+    let mut text = Vec::new();
+    file.take(MAX_CARD_BYTES + 1).read_to_end(&mut text)?;
+    if text.len() as u64 > MAX_CARD_BYTES {
+        bail!("its card is larger than {} KiB", MAX_CARD_BYTES / 1024);
+    }
+    let value: serde_json::Value = serde_json::from_slice(&text).context("its card is not JSON")?;
+    let field = |key: &str| {
+        value
+            .get(key)
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+            .with_context(|| format!("its card names no {key}"))
+    };
+    Ok((field("game")?, field("algo")?))
 }
 
 /// Serves until Ctrl-C.
 pub fn run(args: &ServeArgs) -> Result<()> {
+    if !args.host.is_loopback() && !args.allow_remote {
+        bail!(
+            "{} is not a loopback address: serving beyond this machine must be asked for with \
+             --allow-remote (or use --host 127.0.0.1)",
+            args.host
+        );
+    }
+    let (catalog, warnings) = catalog(&args.models);
+    for w in warnings {
+        eprintln!("warning: model {w}");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -63,14 +161,23 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         let addr = SocketAddr::new(args.host, args.port);
         let listener = web::bind(addr).await.map_err(anyhow::Error::msg)?;
         let local = listener.local_addr().unwrap_or(addr);
+        let memory_mb = usize::try_from(args.memory_mb).unwrap_or(usize::MAX >> 20);
         let mut config = ServerConfig {
             // On a loopback address only loopback host names are answered (no DNS rebinding);
             // on a public address any name is.
             loopback_hosts_only: args.host.is_loopback(),
+            memory_budget: memory_mb << 20,
             ..ServerConfig::default()
         };
         if let Some(w) = args.workers {
             config.workers = w.max(1);
+        }
+        if !args.host.is_loopback() {
+            eprintln!(
+                "warning: serving beyond this machine on {local}: anyone who can reach it can \
+                 play and use this machine's CPU (searches share {} MiB of tables, {} workers)",
+                args.memory_mb, config.workers
+            );
         }
         println!("stonelab is running: open http://{local}/ in your browser (Ctrl-C stops it)");
         // Ctrl-C stops gracefully; open event streams or a long search get two seconds, and a
@@ -86,7 +193,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 std::process::exit(0);
             });
         };
-        web::serve(listener, catalog(), config, shutdown)
+        web::serve(listener, catalog, config, shutdown)
             .await
             .context("serving the app")
     })

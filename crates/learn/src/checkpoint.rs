@@ -265,17 +265,41 @@ pub fn write_model(path: &Path, weights: &[u8], mut card: Card) -> Result<Card, 
     Ok(card)
 }
 
-/// Reads a weights file and its card, checking the format and the sha256.
+/// The largest model card read (cards are a few kilobytes).
+pub const MAX_CARD_BYTES: u64 = 64 * 1024;
+
+/// The largest weights file read (the bundled models are a few MiB).
+pub const MAX_WEIGHTS_BYTES: u64 = 1 << 30;
+
+/// Reads at most `limit` bytes of `path`: a longer file is refused without reading the rest.
+///
+/// # Errors
+/// [`ModelError::Io`], or [`ModelError::Card`] for a file longer than `limit`.
+pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ModelError> {
+    use std::io::Read;
+    let file = File::open(path).map_err(io(path))?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(io(path))?;
+    if bytes.len() as u64 > limit {
+        return Err(ModelError::Card {
+            path: path.to_path_buf(),
+            why: format!("longer than the {limit} bytes expected"),
+        });
+    }
+    Ok(bytes)
+}
+
+/// Reads a weights file and its card (each read up to its size limit), checking the format
+/// and the sha256.
 ///
 /// # Errors
 /// [`ModelError`] for unreadable files, a malformed card, or a checksum mismatch.
 pub fn read_model(path: &Path) -> Result<(Card, Vec<u8>), ModelError> {
     let card_file = card_path(path);
-    let text = fs::read_to_string(&card_file).map_err(|source| ModelError::Io {
-        path: card_file.clone(),
-        source,
-    })?;
-    let card: Card = serde_json::from_str(&text).map_err(|e| ModelError::Card {
+    let text = read_capped(&card_file, MAX_CARD_BYTES)?;
+    let card: Card = serde_json::from_slice(&text).map_err(|e| ModelError::Card {
         path: card_file.clone(),
         why: e.to_string(),
     })?;
@@ -285,7 +309,17 @@ pub fn read_model(path: &Path) -> Result<(Card, Vec<u8>), ModelError> {
             why: format!("format {:?}, expected {CARD_FORMAT:?}", card.format),
         });
     }
-    let bytes = fs::read(path).map_err(io(path))?;
+    if card.bytes > MAX_WEIGHTS_BYTES {
+        return Err(ModelError::Card {
+            path: card_file,
+            why: format!(
+                "weights of {} bytes: larger than the {} MiB a model may take",
+                card.bytes,
+                MAX_WEIGHTS_BYTES >> 20
+            ),
+        });
+    }
+    let bytes = read_capped(path, card.bytes)?;
     let found = sha256_hex(&bytes);
     if found != card.sha256 {
         return Err(ModelError::Checksum {

@@ -228,6 +228,19 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     ));
     std::fs::write(dir.join("m.json"), "{ not json").expect("write");
     assert!(matches!(read_model(&path), Err(ModelError::Card { .. })));
+    // A card far larger than any card is refused without being read whole (a file that is
+    // not a card, say): the message says it is too long, not what it holds.
+    let mut huge = vec![b' '; 200 * 1024];
+    huge.extend_from_slice(b"\"SECRET=1\"");
+    std::fs::write(dir.join("m.json"), &huge).expect("write");
+    match read_model(&path) {
+        Err(e @ ModelError::Card { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("longer than the 65536 bytes"), "{text}");
+            assert!(!text.contains("SECRET"), "{text}");
+        }
+        other => panic!("a huge card: {other:?}"),
+    }
     assert!(matches!(
         read_model(&dir.join("absent.safetensors")),
         Err(ModelError::Io { .. })

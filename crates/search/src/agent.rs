@@ -128,4 +128,11 @@ pub trait Agent<G: Game>: Send {
     /// A move was played in the current game (by either side), after which `pos` is the new
     /// position.
     fn observe(&mut self, _mv: G::Move, _pos: &G) {}
+
+    /// The most memory, in bytes, that this agent's search tables (transposition tables, trees)
+    /// take once it searches. Agents allocate their tables on their first search, not when they
+    /// are built, so a server can reserve this much before it lets the agent think.
+    fn table_bytes(&self) -> usize {
+        0
+    }
 }

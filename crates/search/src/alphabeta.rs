@@ -84,7 +84,6 @@ impl<G: Game> AlphaBeta<G> {
     /// An agent over `eval` with these settings.
     #[must_use]
     pub fn new(eval: Arc<dyn Evaluator<G>>, config: AlphaBetaConfig) -> Self {
-        let size = 1usize << config.tt_bits.min(28);
         let batch_leaves = config
             .batch_leaves
             .unwrap_or_else(|| eval.prefers_batches());
@@ -92,13 +91,19 @@ impl<G: Game> AlphaBeta<G> {
             batch_leaves,
             config,
             eval,
-            table: vec![Entry::default(); size],
+            // Allocated by the first search (see `Agent::table_bytes`).
+            table: Vec::new(),
             nodes: 0,
             deadline: None,
             node_limit: None,
             aborted: false,
             horizon: false,
         }
+    }
+
+    /// Entries of the transposition table.
+    fn table_len(&self) -> usize {
+        1usize << self.config.tt_bits.min(28)
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -292,11 +297,18 @@ impl<G: Game> Agent<G> for AlphaBeta<G> {
         self.table.iter_mut().for_each(|e| *e = Entry::default());
     }
 
+    fn table_bytes(&self) -> usize {
+        self.table_len() * std::mem::size_of::<Entry>()
+    }
+
     fn select(&mut self, pos: &G, budget: &Budget) -> Result<Decision<G::Move>, AgentError> {
         let moves = pos.legal_moves();
         let Some(&first) = moves.first() else {
             return Err(AgentError::GameOver);
         };
+        if self.table.is_empty() {
+            self.table = vec![Entry::default(); self.table_len()];
+        }
         let own = Budget {
             depth: self.config.depth,
             nodes: self.config.nodes,

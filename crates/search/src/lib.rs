@@ -42,7 +42,7 @@ pub use dp::{
     DpAgent, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable,
 };
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
-pub use mcts::{Mcts, MctsConfig, Rollout};
+pub use mcts::{Mcts, MctsConfig, Rollout, DEFAULT_TREE_BYTES};
 pub use policy::{masked_softmax, PolicyValue, PriorsValue, UniformPolicy};
 pub use registry::{AgentBuilder, AgentInfo, Registry};
 pub use score::{Score, ScoreScale, MATE_WINDOW};

@@ -35,7 +35,13 @@ pub struct MctsConfig {
     pub rollout: Rollout,
     /// Keep the subtree of the move played between moves.
     pub reuse: bool,
+    /// The most memory the tree may take, in bytes; when it is full, playouts go on without
+    /// adding nodes (so a long search cannot take unbounded memory).
+    pub max_tree_bytes: usize,
 }
+
+/// The default [`MctsConfig::max_tree_bytes`]: 64 MiB.
+pub const DEFAULT_TREE_BYTES: usize = 64 << 20;
 
 impl Default for MctsConfig {
     fn default() -> Self {
@@ -45,6 +51,7 @@ impl Default for MctsConfig {
             c: 1.4,
             rollout: Rollout::Random,
             reuse: true,
+            max_tree_bytes: DEFAULT_TREE_BYTES,
         }
     }
 }
@@ -71,6 +78,8 @@ pub struct Mcts<G: Game> {
     eval: Arc<dyn Evaluator<G>>,
     rng: ChaCha8Rng,
     nodes: Vec<Node<G::Move>>,
+    /// Heap bytes of the nodes' move lists (`untried` and `children`), for the memory bound.
+    lists: usize,
     root: usize,
     root_pos: Option<G>,
 }
@@ -84,9 +93,25 @@ impl<G: Game> Mcts<G> {
             eval,
             rng: ChaCha8Rng::seed_from_u64(seed),
             nodes: Vec::new(),
+            lists: 0,
             root: NONE,
             root_pos: None,
         }
+    }
+
+    /// Bytes the tree takes now, counting the node array as it would be after one more push.
+    fn tree_bytes(&self) -> usize {
+        let capacity = if self.nodes.len() == self.nodes.capacity() {
+            (self.nodes.capacity() * 2).max(4)
+        } else {
+            self.nodes.capacity()
+        };
+        capacity * std::mem::size_of::<Node<G::Move>>() + self.lists
+    }
+
+    fn list_bytes(node: &Node<G::Move>) -> usize {
+        node.untried.capacity() * std::mem::size_of::<G::Move>()
+            + node.children.capacity() * std::mem::size_of::<usize>()
     }
 
     /// Nodes in the current tree (for tests and statistics).
@@ -103,7 +128,7 @@ impl<G: Game> Mcts<G> {
 
     fn reset(&mut self, pos: &G) {
         self.nodes.clear();
-        self.nodes.push(Node {
+        let root = Node {
             mv: None,
             parent: NONE,
             mover: pos.side_to_move().opponent(),
@@ -111,7 +136,9 @@ impl<G: Game> Mcts<G> {
             untried: pos.legal_moves(),
             visits: 0,
             wins: 0.0,
-        });
+        };
+        self.lists = Self::list_bytes(&root);
+        self.nodes.push(root);
         self.root = 0;
         self.root_pos = Some(pos.clone());
     }
@@ -166,14 +193,14 @@ impl<G: Game> Mcts<G> {
                 pos = pos.play_unchecked(mv);
             }
         }
-        // Expansion.
-        if !self.nodes[node].untried.is_empty() {
+        // Expansion, while the tree has room (else the playout starts from this leaf).
+        if !self.nodes[node].untried.is_empty() && self.tree_bytes() < self.config.max_tree_bytes {
             let untried = &mut self.nodes[node].untried;
             let mv = untried.swap_remove(self.rng.random_range(0..untried.len()));
             let mover = pos.side_to_move();
             pos = pos.play_unchecked(mv);
             let child = self.nodes.len();
-            self.nodes.push(Node {
+            let fresh = Node {
                 mv: Some(mv),
                 parent: node,
                 mover,
@@ -181,8 +208,13 @@ impl<G: Game> Mcts<G> {
                 untried: pos.legal_moves(),
                 visits: 0,
                 wins: 0.0,
-            });
+            };
+            self.lists += Self::list_bytes(&fresh);
+            self.nodes.push(fresh);
+            let before = self.nodes[node].children.capacity();
             self.nodes[node].children.push(child);
+            self.lists +=
+                (self.nodes[node].children.capacity() - before) * std::mem::size_of::<usize>();
             node = child;
         }
         // Simulation and backpropagation.
@@ -212,6 +244,7 @@ impl<G: Game> Mcts<G> {
             }
             _ => {
                 self.nodes.clear();
+                self.lists = 0;
                 self.root = NONE;
                 self.root_pos = None;
             }
@@ -242,6 +275,7 @@ impl<G: Game> Mcts<G> {
             map.extend(children.into_iter().map(|c| (c, index)));
             i += 1;
         }
+        self.lists = self.nodes.iter().map(Self::list_bytes).sum();
         self.root = 0;
         self.root_pos = Some(pos.clone());
     }
@@ -254,6 +288,7 @@ impl<G: Game> Agent<G> for Mcts<G> {
 
     fn new_game(&mut self) {
         self.nodes.clear();
+        self.lists = 0;
         self.root = NONE;
         self.root_pos = None;
     }
@@ -322,5 +357,10 @@ impl<G: Game> Agent<G> for Mcts<G> {
         if self.root != NONE {
             self.advance(mv, pos);
         }
+    }
+
+    fn table_bytes(&self) -> usize {
+        // The bound plus one node array doubling past it.
+        self.config.max_tree_bytes.saturating_mul(2)
     }
 }

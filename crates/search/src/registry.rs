@@ -104,6 +104,10 @@ impl<G: Game> Registry<G> {
                     "reuse",
                     "keep the tree between moves: true (default) or false",
                 ),
+                (
+                    "tree_mb",
+                    "most memory the tree may take, MiB (default 64; playouts go on when full)",
+                ),
             ],
             Box::new(move |spec, seed| {
                 let c = spec.get::<f64>("c")?.unwrap_or(1.4);
@@ -142,6 +146,11 @@ impl<G: Game> Registry<G> {
                     c,
                     rollout,
                     reuse: spec.get::<bool>("reuse")?.unwrap_or(true),
+                    max_tree_bytes: spec
+                        .positive("tree_mb")?
+                        .map_or(crate::mcts::DEFAULT_TREE_BYTES, |mb| {
+                            usize::try_from(mb.min(1 << 20)).unwrap_or(1 << 20) << 20
+                        }),
                 };
                 Ok(Box::new(Mcts::new(Arc::clone(&eval), config, seed)))
             }),

@@ -1,5 +1,6 @@
 //! The games the app offers, each with its agent registry, default opponent and hint agent.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use search::Registry;
@@ -19,11 +20,43 @@ pub trait GameKind: Send + Sync {
     fn agents(&self) -> Value;
     /// The default opponent's spec.
     fn default_agent(&self) -> &str;
-    /// A new game.
+    /// A new game, whose agents may use `models` (this game's models, chosen by name).
     ///
     /// # Errors
     /// 400 when a player spec is not an agent of this game.
-    fn create(&self, black: &str, white: &str, seed: u64) -> Result<Box<dyn Session>, ApiError>;
+    fn create(
+        &self,
+        black: &str,
+        white: &str,
+        seed: u64,
+        models: Arc<Vec<Model>>,
+    ) -> Result<Box<dyn Session>, ApiError>;
+}
+
+/// A trained model the app offers. Pages choose it by `name` (`dqn:model=NAME`); only the
+/// server knows its path, and no other file is ever read for a page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// The name pages use: the file stem for `models/`, `FOLDER/STEM` for other folders.
+    pub name: String,
+    /// The game it plays (from its card).
+    pub game: String,
+    /// Its agent (`dqn`, `q-mlp`; from its card).
+    pub algo: String,
+    /// The weights file.
+    pub path: PathBuf,
+}
+
+impl Model {
+    /// The agent spec that plays it.
+    #[must_use]
+    pub fn spec(&self) -> String {
+        format!("{}:model={}", self.algo, self.name)
+    }
+
+    fn json(&self) -> Value {
+        json!({"name": self.name, "game": self.game, "algo": self.algo, "spec": self.spec()})
+    }
 }
 
 struct Kind<G: WebGame> {
@@ -71,12 +104,18 @@ impl<G: WebGame> GameKind for Kind<G> {
         &self.default_agent
     }
 
-    fn create(&self, black: &str, white: &str, seed: u64) -> Result<Box<dyn Session>, ApiError> {
+    fn create(
+        &self,
+        black: &str,
+        white: &str,
+        seed: u64,
+        models: Arc<Vec<Model>>,
+    ) -> Result<Box<dyn Session>, ApiError> {
         Ok(Box::new(GameSession::new(
             Arc::clone(&self.registry),
             &self.hint_agent,
-            black,
-            white,
+            models,
+            [black, white],
             seed,
         )?))
     }
@@ -86,7 +125,7 @@ impl<G: WebGame> GameKind for Kind<G> {
 #[derive(Clone, Default)]
 pub struct Catalog {
     kinds: Vec<Arc<dyn GameKind>>,
-    models: Vec<String>,
+    models: Vec<Model>,
 }
 
 impl Catalog {
@@ -131,11 +170,21 @@ impl Catalog {
         app
     }
 
-    /// Names of trained models to list (found in `models/` by the app).
+    /// The trained models the app offers (see [`Model`]).
     #[must_use]
-    pub fn with_models(mut self, models: Vec<String>) -> Self {
+    pub fn with_models(mut self, models: Vec<Model>) -> Self {
         self.models = models;
         self
+    }
+
+    /// The models of game `id`.
+    #[must_use]
+    pub fn models_of(&self, id: &str) -> Vec<Model> {
+        self.models
+            .iter()
+            .filter(|m| m.game == id)
+            .cloned()
+            .collect()
     }
 
     /// The game with this id.
@@ -155,7 +204,7 @@ impl Catalog {
     pub fn json(&self) -> Value {
         json!({
             "games": self.kinds.iter().map(|k| k.info()).collect::<Vec<_>>(),
-            "models": self.models,
+            "models": self.models.iter().map(Model::json).collect::<Vec<_>>(),
         })
     }
 }

@@ -6,12 +6,14 @@
 
 mod catalog;
 mod error;
+mod memory;
 mod server;
 mod session;
 pub mod view;
 
-pub use catalog::{Catalog, GameKind};
+pub use catalog::{Catalog, GameKind, Model};
 pub use error::ApiError;
-pub use server::{bind, router, serve, ServerConfig};
+pub use memory::{MemoryBudget, Reservation};
+pub use server::{bind, router, serve, ServerConfig, DEFAULT_MEMORY_BUDGET};
 pub use session::{GameSession, Session, Think};
 pub use view::WebGame;

@@ -1,5 +1,6 @@
 //! The axum server: static files, the JSON API, server-sent events, the game store with idle
-//! expiry, and a bounded pool for agent work.
+//! expiry and least-recently-used eviction, a bounded pool for agent work and a memory budget
+//! for its search tables.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -21,8 +22,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, Semaphore};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Model};
 use crate::error::ApiError;
+use crate::memory::MemoryBudget;
 use crate::session::{clip, Session, Think};
 
 const INDEX_HTML: &str = include_str!("../static/index.html");
@@ -32,23 +34,34 @@ const STYLE_CSS: &str = include_str!("../static/style.css");
 /// Server settings.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Games kept at once; beyond it the least recently used idle game is dropped.
+    /// Games kept at once; beyond it the least recently used idle game (no worker running for
+    /// it) is dropped.
     pub max_games: usize,
     /// A game untouched this long is dropped.
     pub idle: Duration,
     /// Agent searches running at once (the rest wait their turn).
     pub workers: usize,
-    /// How long a request waits for a free worker before a 503.
+    /// How long a request waits for a free worker (and then for memory) before a 503.
     pub queue_wait: Duration,
+    /// The most memory, in bytes, that the search tables of all running searches take
+    /// together. A game holds no tables; a search reserves its agent's tables when it starts.
+    pub memory_budget: usize,
     /// The most thinking time a request may ask for.
     pub max_think: Duration,
     /// Thinking time when neither the request nor the agent's spec names one.
     pub default_think: Duration,
     /// Answer only requests whose `Host` is a loopback name (`localhost`, `127.0.0.1`,
-    /// `[::1]`), so that a web page cannot reach the server through DNS rebinding. Set it
-    /// when serving on a loopback address.
+    /// `[::1]`, any case), so that a web page cannot reach the server through DNS rebinding.
+    /// Set it when serving on a loopback address.
     pub loopback_hosts_only: bool,
+    /// A connection that has not sent a whole request head within this time is closed.
+    pub header_timeout: Duration,
+    /// Connections open at once; more are closed at once until one ends.
+    pub max_connections: usize,
 }
+
+/// The default [`ServerConfig::memory_budget`]: 1 GiB.
+pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -59,9 +72,12 @@ impl Default for ServerConfig {
                 .map_or(2, |n| n.get())
                 .max(2),
             queue_wait: Duration::from_secs(30),
+            memory_budget: DEFAULT_MEMORY_BUDGET,
             max_think: Duration::from_secs(10),
             default_think: Duration::from_secs(1),
             loopback_hosts_only: true,
+            header_timeout: Duration::from_secs(10),
+            max_connections: 1024,
         }
     }
 }
@@ -71,9 +87,28 @@ struct Entry {
     session: Arc<tokio::sync::Mutex<Box<dyn Session>>>,
     /// The last state, served while an agent thinks.
     snapshot: Mutex<Value>,
+    /// A worker is running for this game (set and cleared by [`Busy`]).
     busy: AtomicBool,
     last_used: Mutex<Instant>,
     events: broadcast::Sender<(&'static str, Value)>,
+}
+
+/// Marks a game busy while it lives: created when a worker starts on the game, dropped on every
+/// way out (the job's end, a panic, the task being dropped).
+struct Busy(Arc<Entry>);
+
+impl Busy {
+    fn new(entry: Arc<Entry>) -> Self {
+        entry.busy.store(true, Ordering::SeqCst);
+        Busy(entry)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::SeqCst);
+        self.0.touch();
+    }
 }
 
 impl Entry {
@@ -112,6 +147,10 @@ struct App {
     catalog: Catalog,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     pool: Arc<Semaphore>,
+    memory: Arc<MemoryBudget>,
+    /// Each game's models, by game id.
+    models: HashMap<&'static str, Arc<Vec<Model>>>,
+    no_models: Arc<Vec<Model>>,
     config: ServerConfig,
 }
 
@@ -120,10 +159,18 @@ type Shared = Arc<App>;
 /// The router with every route, over this catalog and settings. Starts the idle sweeper on
 /// the current tokio runtime.
 pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
+    let models = catalog
+        .ids()
+        .into_iter()
+        .map(|id| (id, Arc::new(catalog.models_of(id))))
+        .collect();
     let app = Arc::new(App {
+        models,
+        no_models: Arc::new(Vec::new()),
         catalog,
         games: Mutex::new(HashMap::new()),
         pool: Arc::new(Semaphore::new(config.workers.max(1))),
+        memory: Arc::new(MemoryBudget::new(config.memory_budget, config.queue_wait)),
         config,
     });
     let sweeper = Arc::downgrade(&app);
@@ -157,6 +204,7 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::map_response(json_errors))
+        .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
             check_host,
@@ -188,6 +236,34 @@ async fn json_errors(response: Response) -> Response {
     ApiError { status, message }.into_response()
 }
 
+/// The content security policy: the app's own files only, no framing, no plugins.
+const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+                   connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; \
+                   form-action 'self'; frame-ancestors 'none'";
+
+/// Adds the security headers to every response: the content security policy, no framing,
+/// no content sniffing, no referrer.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static(CSP),
+    );
+    headers.insert(
+        header::X_FRAME_OPTIONS,
+        header::HeaderValue::from_static("DENY"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        header::HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
 /// Refuses requests addressed to a name other than loopback (see
 /// [`ServerConfig::loopback_hosts_only`]).
 async fn check_host(
@@ -202,7 +278,8 @@ async fn check_host(
                 Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
                 _ => host,
             };
-            if !matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
+            let name = name.to_ascii_lowercase();
+            if !matches!(name.as_str(), "localhost" | "127.0.0.1" | "[::1]") {
                 return ApiError::forbidden(format!(
                     "requests for host {:?} are refused: open the app at a loopback address",
                     clip(host)
@@ -214,19 +291,56 @@ async fn check_host(
     next.run(request).await
 }
 
-/// Binds `addr` and serves until `shutdown` completes.
+/// Serves on `listener` until `shutdown` completes: HTTP/1.1 connections, each closed when
+/// its request head takes longer than [`ServerConfig::header_timeout`], at most
+/// [`ServerConfig::max_connections`] at once. Open connections get two seconds to finish.
 ///
 /// # Errors
-/// The bind error (for example the port is taken) or a server error.
+/// None today (a failed accept is retried); kept for future listener errors.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     catalog: Catalog,
     config: ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(catalog, config))
-        .with_graceful_shutdown(shutdown)
-        .await
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let header_timeout = config.header_timeout;
+    let connections = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let router = router(catalog, config);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => {
+                    // Out of file descriptors and the like: wait a little, then go on.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
+            drop(stream); // too many open connections
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .serve_connection(TokioIo::new(stream), service);
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    // Event streams never end by themselves: give open connections two seconds.
+    let _ = tokio::time::timeout(Duration::from_secs(2), graceful.shutdown()).await;
+    Ok(())
 }
 
 /// Binds a TCP listener, turning "address in use" into a clear message.
@@ -273,20 +387,26 @@ impl App {
             .games
             .lock()
             .map_err(|_| ApiError::internal("game store unavailable"))?;
-        if games.len() >= self.config.max_games {
-            // Drop the least recently used game, but never one in use in the last minute.
+        while games.len() >= self.config.max_games.max(1) {
+            // Drop the least recently used idle game: one with no worker running or queued for
+            // it (a game waiting for a human is idle however recently it was played).
             let oldest = games
                 .iter()
-                .filter(|(_, e)| !e.busy.load(Ordering::SeqCst))
+                .filter(|(_, e)| !e.busy.load(Ordering::SeqCst) && e.session.try_lock().is_ok())
                 .filter_map(|(id, e)| e.last_used.lock().ok().map(|t| (id, *t)))
-                .filter(|(_, t)| t.elapsed() >= Duration::from_secs(60))
                 .min_by_key(|(_, t)| *t)
                 .map(|(id, _)| id.clone());
             match oldest {
                 Some(id) => {
                     games.remove(&id);
                 }
-                None => return Err(ApiError::unavailable("too many games in progress")),
+                None => {
+                    return Err(ApiError::unavailable(format!(
+                        "the server is full: all {} games have an agent thinking; try again \
+                         shortly",
+                        games.len()
+                    )))
+                }
             }
         }
         let id = new_id();
@@ -457,7 +577,8 @@ async fn create(
         .unwrap_or_else(|| rand::rng().random::<u32>().into());
     let kind = Arc::clone(kind);
     // Building agents may allocate tables: off the async threads.
-    let session = tokio::task::spawn_blocking(move || kind.create(&black, &white, seed))
+    let models = Arc::clone(app.models.get(kind.id()).unwrap_or(&app.no_models));
+    let session = tokio::task::spawn_blocking(move || kind.create(&black, &white, seed, models))
         .await
         .map_err(|_| ApiError::internal("creating the game failed"))??;
     let (_, state) = app.insert(session)?;
@@ -537,8 +658,9 @@ async fn position(
     quick(&app, &id, |s| s.set_position(&req.text))
 }
 
-/// What a heavy job does with the session; returns its JSON answer.
-type Job = Box<dyn FnOnce(&mut dyn Session) -> Result<Value, ApiError> + Send>;
+/// What a heavy job does with the session (its search tables reserved from the budget);
+/// returns its JSON answer.
+type Job = Box<dyn FnOnce(&mut dyn Session, &MemoryBudget) -> Result<Value, ApiError> + Send>;
 
 /// Runs a search on the worker pool under the game's lock, with a time limit.
 async fn heavy(
@@ -549,25 +671,21 @@ async fn heavy(
     job: Job,
 ) -> Result<Value, ApiError> {
     let entry = app.entry(id)?;
+    // The game's lock is held while the request waits for a worker (other changes get a 409);
+    // if the client goes away meanwhile, this future is dropped and the lock with it.
     let guard = Arc::clone(&entry.session)
         .try_lock_owned()
         .map_err(|_| ApiError::conflict("busy: an agent is thinking on this game"))?;
-    // Busy from now on: the game is waiting for a worker, then thinking.
-    entry.busy.store(true, Ordering::SeqCst);
     let permit =
         match tokio::time::timeout(app.config.queue_wait, Arc::clone(&app.pool).acquire_owned())
             .await
         {
             Ok(Ok(permit)) => permit,
-            Ok(Err(_)) => {
-                entry.busy.store(false, Ordering::SeqCst);
-                return Err(ApiError::unavailable("the server is shutting down"));
-            }
+            Ok(Err(_)) => return Err(ApiError::unavailable("the server is shutting down")),
             Err(_) => {
-                entry.busy.store(false, Ordering::SeqCst);
                 return Err(ApiError::unavailable(
                     "the server is busy: try again shortly",
-                ));
+                ))
             }
         };
     if announce {
@@ -583,10 +701,13 @@ async fn heavy(
     }
     let worker_entry = Arc::clone(&entry);
     let worker_id = id.to_string();
+    let memory = Arc::clone(&app.memory);
+    // Busy from the moment a worker runs for the game until it ends, on every path.
+    let busy = Busy::new(Arc::clone(&entry));
     let task = tokio::task::spawn_blocking(move || {
         let mut guard = guard;
-        let result = job(guard.as_mut());
-        worker_entry.busy.store(false, Ordering::SeqCst);
+        let result = job(guard.as_mut(), &memory);
+        drop(busy);
         let state = worker_entry.publish(&worker_id, guard.as_ref());
         drop(guard);
         drop(permit);
@@ -597,10 +718,7 @@ async fn heavy(
     match tokio::time::timeout(limit, task).await {
         Ok(Ok((Ok(answer), state))) => Ok(json!({"answer": answer, "state": state})),
         Ok(Ok((Err(e), _))) => Err(e),
-        Ok(Err(_)) => {
-            entry.busy.store(false, Ordering::SeqCst);
-            Err(ApiError::internal("the agent crashed"))
-        }
+        Ok(Err(_)) => Err(ApiError::internal("the agent crashed")),
         Err(_) => Err(ApiError::unavailable(
             "the agent is taking too long; the game stays busy until it finishes",
         )),
@@ -628,7 +746,7 @@ async fn agent_move(
         &id,
         think.cap,
         true,
-        Box::new(move |s| s.agent_move(think)),
+        Box::new(move |s, memory| s.agent_move(think, memory)),
     )
     .await?;
     let decision = result.get("answer").cloned().unwrap_or(Value::Null);
@@ -653,7 +771,7 @@ async fn hint(
         &id,
         think.cap,
         false,
-        Box::new(move |s| s.hint(think)),
+        Box::new(move |s, memory| s.hint(think, memory)),
     )
     .await?;
     Ok(Json(result.get("answer").cloned().unwrap_or(Value::Null)))
@@ -671,7 +789,7 @@ async fn analysis(
         &id,
         think,
         false,
-        Box::new(move |s| Ok(s.analysis(think))),
+        Box::new(move |s, memory| s.analysis(think, memory)),
     )
     .await?;
     Ok(Json(result.get("answer").cloned().unwrap_or(Value::Null)))

@@ -1,5 +1,7 @@
-//! One game in the app: the position history, who plays each side, the agents, and the JSON
-//! views of it. [`Session`] is the object-safe face the server keeps per game id.
+//! One game in the app: the position history, who plays each side, and the JSON views of it.
+//! [`Session`] is the object-safe face the server keeps per game id. A game holds no agent: each
+//! search builds its agent on the worker, reserves its tables from the server's
+//! [`MemoryBudget`], and drops both when it ends.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,7 +10,9 @@ use game::Color;
 use search::{Agent, Budget, Decision, Registry};
 use serde_json::{json, Value};
 
+use crate::catalog::Model;
 use crate::error::ApiError;
+use crate::memory::MemoryBudget;
 use crate::view::WebGame;
 
 /// A game the server holds, whatever its type.
@@ -25,11 +29,13 @@ pub trait Session: Send {
     /// # Errors
     /// 409 when no agent is to move.
     fn agent_to_move(&self) -> Result<String, ApiError>;
-    /// Lets the agent of the side to move play within `think`.
+    /// Lets the agent of the side to move play within `think`, its tables reserved from
+    /// `memory`.
     ///
     /// # Errors
-    /// 409 when no agent is to move; 422 when the agent cannot play this position.
-    fn agent_move(&mut self, think: Think) -> Result<Value, ApiError>;
+    /// 409 when no agent is to move; 422 when the agent cannot play this position; 503 when
+    /// the memory budget is spent.
+    fn agent_move(&mut self, think: Think, memory: &MemoryBudget) -> Result<Value, ApiError>;
     /// Takes back to the human's previous turn (one move without exactly one human).
     ///
     /// # Errors
@@ -38,8 +44,8 @@ pub trait Session: Send {
     /// The hint agent's move for the side to move, without playing it.
     ///
     /// # Errors
-    /// 409 when the game is over.
-    fn hint(&mut self, think: Think) -> Result<Value, ApiError>;
+    /// 409 when the game is over; 503 when the memory budget is spent.
+    fn hint(&mut self, think: Think, memory: &MemoryBudget) -> Result<Value, ApiError>;
     /// Changes who plays.
     ///
     /// # Errors
@@ -51,7 +57,10 @@ pub trait Session: Send {
     /// 422 when the text is neither.
     fn set_position(&mut self, text: &str) -> Result<(), ApiError>;
     /// Scores of the legal moves.
-    fn analysis(&self, time: Duration) -> Value;
+    ///
+    /// # Errors
+    /// 503 when the memory budget is spent.
+    fn analysis(&self, time: Duration, memory: &MemoryBudget) -> Result<Value, ApiError>;
 }
 
 /// How long an agent may think: the request's time, else the agent spec's own `time=`, else the
@@ -121,9 +130,10 @@ fn is_human(spec: &str) -> bool {
 /// A game of type `G`.
 pub struct GameSession<G: WebGame> {
     registry: Arc<Registry<G>>,
+    /// The models agents may name (`model=NAME`); no other file is read.
+    models: Arc<Vec<Model>>,
     hint_spec: String,
     players: [String; 2],
-    agents: [Option<Box<dyn Agent<G>>>; 2],
     /// `positions[i]` is the position before `moves[i]`; the last is the current one.
     positions: Vec<G>,
     moves: Vec<G::Move>,
@@ -135,22 +145,23 @@ pub struct GameSession<G: WebGame> {
 }
 
 impl<G: WebGame> GameSession<G> {
-    /// A new game from the start.
+    /// A new game from the start between `black` and `white`, whose agents may play `models`
+    /// (by name).
     ///
     /// # Errors
     /// 400 when a player spec is not an agent of this game.
     pub fn new(
         registry: Arc<Registry<G>>,
         hint_spec: &str,
-        black: &str,
-        white: &str,
+        models: Arc<Vec<Model>>,
+        [black, white]: [&str; 2],
         seed: u64,
     ) -> Result<Self, ApiError> {
         let mut session = GameSession {
             registry,
+            models,
             hint_spec: hint_spec.to_string(),
             players: [HUMAN.into(), HUMAN.into()],
-            agents: [None, None],
             positions: vec![G::start()],
             moves: Vec::new(),
             evals: Vec::new(),
@@ -171,26 +182,72 @@ impl<G: WebGame> GameSession<G> {
             return Ok(None);
         }
         check_limits(spec)?;
+        let bad = |e: search::SpecError| ApiError::bad_request(format!("{:?}: {e}", clip(spec)));
+        let mut parsed: search::Spec = spec.parse().map_err(bad)?;
+        let takes_model = self
+            .registry
+            .describe()
+            .iter()
+            .any(|a| a.name == parsed.name && a.keys.iter().any(|(k, _)| *k == "model"));
+        if takes_model && !parsed.params.contains_key("model") {
+            let specs: Vec<String> = self.models.iter().map(Model::spec).collect();
+            return Err(ApiError::bad_request(if specs.is_empty() {
+                format!(
+                    "{:?} plays a trained model, and this server offers none for {}",
+                    clip(spec),
+                    G::ID
+                )
+            } else {
+                format!(
+                    "{:?} needs a model: choose one by name ({})",
+                    clip(spec),
+                    specs.join(", ")
+                )
+            }));
+        }
+        if let Some(name) = parsed.params.get("model").cloned() {
+            let model = self.models.iter().find(|m| m.name == name).ok_or_else(|| {
+                let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+                ApiError::bad_request(if names.is_empty() {
+                    format!(
+                        "model {:?}: this server offers no models for {}",
+                        clip(&name),
+                        G::ID
+                    )
+                } else {
+                    format!(
+                        "model {:?} is not one of this server's models for {}: choose one by \
+                         name ({})",
+                        clip(&name),
+                        G::ID,
+                        names.join(", ")
+                    )
+                })
+            })?;
+            parsed
+                .params
+                .insert("model".into(), model.path.to_string_lossy().into_owned());
+        }
         self.registry
-            .build(spec, seed)
+            .build_spec(&parsed, seed)
             .map(Some)
-            .map_err(|e| ApiError::bad_request(format!("{spec:?}: {e}")))
+            .map_err(bad)
+    }
+
+    /// The seed of the agent that plays `side` at the current ply: every search gets its own,
+    /// and the same game seed replays the same games.
+    fn move_seed(&self, side: Color) -> u64 {
+        let ply = self.moves.len() as u64;
+        self.seed
+            .wrapping_add(side.index() as u64)
+            .wrapping_add(ply.wrapping_mul(2))
     }
 
     fn record(&mut self, mv: G::Move, next: G, eval: Option<i32>, text: Option<String>) {
-        for agent in self.agents.iter_mut().flatten() {
-            agent.observe(mv, &next);
-        }
         self.positions.push(next);
         self.moves.push(mv);
         self.evals.push(eval);
         self.eval_texts.push(text);
-    }
-
-    fn reset_agents(&mut self) {
-        for agent in self.agents.iter_mut().flatten() {
-            agent.new_game();
-        }
     }
 
     fn decision_json(
@@ -326,15 +383,16 @@ impl<G: WebGame> Session for GameSession<G> {
         Ok(spec.clone())
     }
 
-    fn agent_move(&mut self, think: Think) -> Result<Value, ApiError> {
+    fn agent_move(&mut self, think: Think, memory: &MemoryBudget) -> Result<Value, ApiError> {
         let spec = self.agent_to_move()?;
         let time = think.for_spec(&spec);
         let pos = self.current().clone();
         let side = pos.side_to_move();
-        let started = Instant::now();
-        let Some(agent) = self.agents[side.index()].as_mut() else {
+        let Some(mut agent) = self.build(&spec, self.move_seed(side))? else {
             return Err(ApiError::conflict("no agent for the side to move"));
         };
+        let _tables = memory.take(agent.table_bytes(), &spec)?;
+        let started = Instant::now();
         let decision = agent
             .select(&pos, &Budget::time(time))
             .map_err(|e| ApiError::unprocessable(format!("{spec} cannot play here: {e}")))?;
@@ -374,11 +432,10 @@ impl<G: WebGame> Session for GameSession<G> {
         self.moves.truncate(i);
         self.evals.truncate(i);
         self.eval_texts.truncate(i);
-        self.reset_agents();
         Ok(())
     }
 
-    fn hint(&mut self, think: Think) -> Result<Value, ApiError> {
+    fn hint(&mut self, think: Think, memory: &MemoryBudget) -> Result<Value, ApiError> {
         let time = think.for_spec(&self.hint_spec);
         let pos = self.current().clone();
         if pos.is_over() {
@@ -387,6 +444,7 @@ impl<G: WebGame> Session for GameSession<G> {
         let mut agent = self
             .build(&self.hint_spec.clone(), self.seed)?
             .ok_or_else(|| ApiError::internal("no hint agent"))?;
+        let _tables = memory.take(agent.table_bytes(), &self.hint_spec)?;
         let started = Instant::now();
         let d = agent
             .select(&pos, &Budget::time(time))
@@ -402,11 +460,11 @@ impl<G: WebGame> Session for GameSession<G> {
         if let Some(w) = white {
             specs[1] = w.trim().to_string();
         }
-        // Build both before changing anything.
-        let black_agent = self.build(&specs[0], self.seed)?;
-        let white_agent = self.build(&specs[1], self.seed.wrapping_add(1))?;
+        // Check both before changing anything (building allocates no tables; the agents are
+        // built again for each search).
+        self.build(&specs[0], self.seed)?;
+        self.build(&specs[1], self.seed)?;
         self.players = specs.map(|s| if is_human(&s) { HUMAN.to_string() } else { s });
-        self.agents = [black_agent, white_agent];
         Ok(())
     }
 
@@ -425,14 +483,18 @@ impl<G: WebGame> Session for GameSession<G> {
         self.eval_texts = vec![None; moves.len()];
         self.positions = positions;
         self.moves = moves;
-        self.reset_agents();
         Ok(())
     }
 
-    fn analysis(&self, time: Duration) -> Value {
+    fn analysis(&self, time: Duration, memory: &MemoryBudget) -> Result<Value, ApiError> {
+        let mut held = Vec::new();
+        let mut reserve = |bytes: usize| {
+            held.push(memory.take(bytes, "the analysis")?);
+            Ok(())
+        };
         let moves: Vec<Value> = self
             .current()
-            .analyse(time)
+            .analyse(time, &mut reserve)?
             .into_iter()
             .map(|s| {
                 json!({
@@ -444,7 +506,8 @@ impl<G: WebGame> Session for GameSession<G> {
                 })
             })
             .collect();
-        json!({ "moves": moves })
+        drop(held);
+        Ok(json!({ "moves": moves }))
     }
 }
 

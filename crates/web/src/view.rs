@@ -84,8 +84,17 @@ pub trait WebGame: Game {
     /// # Errors
     /// A message saying why the text is neither.
     fn parse_position(text: &str) -> Result<(Vec<Self::Move>, Self), String>;
-    /// Scores for the side to move's moves within about `time`.
-    fn analyse(&self, time: Duration) -> Vec<Scored<Self::Move>>;
+    /// Scores for the side to move's moves within about `time`. `reserve` is called with the
+    /// bytes of the search's tables before the search allocates them; an error stops the
+    /// analysis with that error.
+    ///
+    /// # Errors
+    /// The error of `reserve`.
+    fn analyse(
+        &self,
+        time: Duration,
+        reserve: &mut dyn FnMut(usize) -> Result<(), crate::ApiError>,
+    ) -> Result<Vec<Scored<Self::Move>>, crate::ApiError>;
     /// The board string of the position.
     fn board_string(&self) -> String {
         self.to_string()
@@ -201,10 +210,14 @@ impl<const N: usize> WebGame for Othello<N> {
         }
     }
 
-    fn analyse(&self, time: Duration) -> Vec<Scored<Move>> {
+    fn analyse(
+        &self,
+        time: Duration,
+        reserve: &mut dyn FnMut(usize) -> Result<(), crate::ApiError>,
+    ) -> Result<Vec<Scored<Move>>, crate::ApiError> {
         let moves = self.legal_moves();
         if moves.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         // Every move scored: exact by the solver from 14 empties (a few milliseconds per move),
         // else by a heuristic alpha-beta search sharing the time.
@@ -219,12 +232,15 @@ impl<const N: usize> WebGame for Othello<N> {
         } else {
             Box::new(AlphaBeta::new(Arc::new(Heuristic::<N>::default()), midgame))
         };
+        reserve(agent.table_bytes())?;
         let budget = Budget::time(share);
-        multi_pv(agent.as_mut(), self, &budget, &budget, moves.len())
-            .unwrap_or_default()
-            .iter()
-            .filter_map(Scored::of)
-            .collect()
+        Ok(
+            multi_pv(agent.as_mut(), self, &budget, &budget, moves.len())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(Scored::of)
+                .collect(),
+        )
     }
 }
 
@@ -352,15 +368,20 @@ impl<V: Variant> WebGame for Gomoku<V> {
         Ok((moves, pos))
     }
 
-    fn analyse(&self, time: Duration) -> Vec<Scored<Point>> {
+    fn analyse(
+        &self,
+        time: Duration,
+        reserve: &mut dyn FnMut(usize) -> Result<(), crate::ApiError>,
+    ) -> Result<Vec<Scored<Point>>, crate::ApiError> {
         // The engine's choice only: scoring every point of a Gomoku board is far too slow.
         let mut engine = gomoku_engine::GomokuEngine::new(gomoku_engine::EngineConfig::default());
+        reserve(search::Agent::<Self>::table_bytes(&engine))?;
         let budget = Budget::time(time);
-        multi_pv(&mut engine, self, &budget, &budget, 1)
+        Ok(multi_pv(&mut engine, self, &budget, &budget, 1)
             .unwrap_or_default()
             .iter()
             .filter_map(Scored::of)
-            .collect()
+            .collect())
     }
 }
 

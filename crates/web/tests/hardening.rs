@@ -1,0 +1,326 @@
+//! What an outside reliability and security test found, each pinned: abandoned requests never
+//! leave a game busy, a full store evicts its least recently used idle game, models are chosen
+//! by name only, host names and security headers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use http_body_util::BodyExt;
+use serde_json::{json, Value};
+use tower::ServiceExt;
+
+use search::Registry;
+use web::{Catalog, ServerConfig};
+
+fn catalog() -> Catalog {
+    let othello6 = Registry::<othello::Othello6>::generic(
+        Arc::new(othello_engine::Heuristic::<6>::default()),
+        Arc::new(othello_engine::DiscDifference),
+    );
+    let othello8 = Registry::<othello::Othello8>::generic(
+        Arc::new(othello_engine::Heuristic::<8>::default()),
+        Arc::new(othello_engine::DiscDifference),
+    );
+    Catalog::new()
+        .with("Othello 6x6", othello6, "random", "greedy")
+        .with("Othello 8x8", othello8, "greedy", "greedy")
+}
+
+async fn call(app: &Router, method: &str, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
+    let mut req = Request::builder().method(method).uri(uri);
+    if body.is_some() {
+        req = req.header("content-type", "application/json");
+    }
+    let req = req
+        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+        .expect("request");
+    let resp = app.clone().oneshot(req).await.expect("response");
+    let status = resp.status();
+    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+async fn create(app: &Router, body: Value) -> (StatusCode, Value) {
+    call(app, "POST", "/api/games", Some(&body.to_string())).await
+}
+
+async fn new_game(app: &Router, body: Value) -> String {
+    let (status, state) = create(app, body).await;
+    assert_eq!(status, StatusCode::CREATED, "{state}");
+    state["id"].as_str().expect("id").to_string()
+}
+
+/// Starts an agent move on `id` in the background.
+fn think(app: &Router, id: &str, ms: u64) -> tokio::task::JoinHandle<(StatusCode, Value)> {
+    let app = app.clone();
+    let uri = format!("/api/games/{id}/agent-move");
+    tokio::spawn(async move {
+        call(
+            &app,
+            "POST",
+            &uri,
+            Some(&json!({"time_ms": ms}).to_string()),
+        )
+        .await
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abandoned_request_never_leaves_its_game_busy() {
+    // One worker: while game A thinks, game B's request waits for the worker; its client goes
+    // away (the request future is dropped) before the worker is free.
+    let config = ServerConfig {
+        workers: 1,
+        ..ServerConfig::default()
+    };
+    let app = web::router(catalog(), config);
+    let ai = json!({"game": "othello8", "black": "alphabeta:time=1500ms", "white": "alphabeta:time=1500ms"});
+    let a = new_game(&app, ai.clone()).await;
+    let b = new_game(&app, ai).await;
+    let running = think(&app, &a, 1500);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let waiting = tokio::time::timeout(
+        Duration::from_millis(300),
+        call(
+            &app,
+            "POST",
+            &format!("/api/games/{b}/agent-move"),
+            Some("{}"),
+        ),
+    )
+    .await;
+    assert!(
+        waiting.is_err(),
+        "B's request should still wait for the worker"
+    );
+    let (status, reply) = running.await.expect("task");
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    // B is not busy, its controls work, and it can think now.
+    let (_, state) = call(&app, "GET", &format!("/api/games/{b}"), None).await;
+    assert_eq!(state["busy"], false, "{state}");
+    let (status, err) = call(&app, "POST", &format!("/api/games/{b}/players"), Some("{}")).await;
+    assert_eq!(status, StatusCode::OK, "{err}");
+    let (status, reply) = think(&app, &b, 100).await.expect("task");
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(reply["state"]["busy"], false);
+}
+
+#[tokio::test]
+async fn a_full_store_evicts_its_least_recently_used_idle_game() {
+    let config = ServerConfig {
+        max_games: 3,
+        ..ServerConfig::default()
+    };
+    let app = web::router(catalog(), config);
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.push(new_game(&app, json!({"game": "othello6", "white": "human"})).await);
+    }
+    // Touch the first: the second is now the least recently used.
+    let (status, _) = call(&app, "GET", &format!("/api/games/{}", ids[0]), None).await;
+    assert_eq!(status, StatusCode::OK);
+    // Quick creates beyond the cap succeed at once, each evicting the oldest idle game.
+    for _ in 0..5 {
+        ids.push(new_game(&app, json!({"game": "othello6", "white": "human"})).await);
+    }
+    let mut alive = Vec::new();
+    for id in &ids {
+        let (status, _) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+        alive.push(status == StatusCode::OK);
+    }
+    assert_eq!(alive.iter().filter(|&&a| a).count(), 3, "{alive:?}");
+    assert!(alive[7], "the newest game is kept");
+    assert!(!alive[1], "the least recently used game went first");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_full_of_thinking_games_refuses_clearly() {
+    let config = ServerConfig {
+        max_games: 1,
+        workers: 1,
+        ..ServerConfig::default()
+    };
+    let app = web::router(catalog(), config);
+    let a = new_game(
+        &app,
+        json!({"game": "othello8", "black": "alphabeta:time=1s", "white": "human"}),
+    )
+    .await;
+    let running = think(&app, &a, 1000);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, err) = create(&app, json!({"game": "othello6"})).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{err}");
+    assert!(
+        err["error"].as_str().unwrap().contains("agent thinking"),
+        "{err}"
+    );
+    assert_eq!(running.await.expect("task").0, StatusCode::OK);
+    // Once it is idle, a new game takes its place.
+    let (status, _) = create(&app, json!({"game": "othello6"})).await;
+    assert_eq!(status, StatusCode::CREATED);
+}
+
+fn with_models() -> Router {
+    let model = web::Model {
+        name: "othello8-dqn".into(),
+        game: "othello8".into(),
+        algo: "dqn".into(),
+        path: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../models/othello8-dqn.safetensors"),
+    };
+    web::router(
+        Catalog::standard().with_models(vec![model]),
+        ServerConfig::default(),
+    )
+}
+
+#[tokio::test]
+async fn models_are_chosen_by_name_and_no_path_is_ever_read() {
+    let app = with_models();
+    let (status, catalog) = call(&app, "GET", "/api/catalog", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        catalog["models"],
+        json!([{"name": "othello8-dqn", "game": "othello8", "algo": "dqn", "spec": "dqn:model=othello8-dqn"}]),
+        "models are listed by name and game, never by path"
+    );
+    // Paths, even to real files, are refused without reading them.
+    let real = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../models/othello8-dqn.safetensors");
+    for spec in [
+        "dqn:model=/etc/passwd".to_string(),
+        format!("dqn:model={}", real.display()),
+        "q-mlp:model=/proc/self/environ".to_string(),
+        "dqn:model=models/othello8-dqn.safetensors".to_string(),
+    ] {
+        let (status, err) = create(&app, json!({"game": "othello8", "white": spec})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{spec}: {err}");
+        let text = err["error"].as_str().unwrap();
+        assert!(
+            text.contains("is not one of this server's models for othello8")
+                && text.contains("othello8-dqn"),
+            "{spec}: {text}"
+        );
+        assert!(!text.contains("root") && !text.contains("card"), "{text}");
+    }
+    // The agent alone names the models to choose from.
+    let (status, err) = create(&app, json!({"game": "othello8", "white": "dqn"})).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        err["error"]
+            .as_str()
+            .unwrap()
+            .contains("dqn:model=othello8-dqn"),
+        "{err}"
+    );
+    // The 8x8 model is not offered for 6x6.
+    let (status, err) = create(
+        &app,
+        json!({"game": "othello6", "white": "dqn:model=othello8-dqn"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        err["error"]
+            .as_str()
+            .unwrap()
+            .contains("no models for othello6"),
+        "{err}"
+    );
+    // By name it plays.
+    let id = new_game(
+        &app,
+        json!({"game": "othello8", "black": "dqn:model=othello8-dqn", "white": "human"}),
+    )
+    .await;
+    let (status, reply) = call(&app, "POST", &format!("/api/games/{id}/agent-move"), None).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(reply["decision"]["agent"], "dqn:model=othello8-dqn");
+}
+
+#[tokio::test]
+async fn every_response_carries_the_security_headers_and_hosts_ignore_case() {
+    let app = web::router(catalog(), ServerConfig::default());
+    for (uri, host) in [
+        ("/", "LOCALHOST:8080"),
+        ("/app.js", "Localhost"),
+        ("/api/catalog", "127.0.0.1"),
+        ("/api/games/nope", "localhost"),
+    ] {
+        let resp = app
+            .clone()
+            .oneshot(
+                Request::builder()
+                    .uri(uri)
+                    .header("host", host)
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_ne!(resp.status(), StatusCode::FORBIDDEN, "{uri} {host}");
+        let h = resp.headers();
+        let csp = h["content-security-policy"].to_str().unwrap();
+        assert!(
+            csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"),
+            "{csp}"
+        );
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(h["x-frame-options"], "DENY");
+        assert_eq!(h["x-content-type-options"], "nosniff");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_never_finishes_its_headers_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let config = ServerConfig {
+        header_timeout: Duration::from_millis(300),
+        ..ServerConfig::default()
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(web::serve(listener, catalog(), config, async {
+        let _ = stopped.await;
+    }));
+    // A whole request is answered.
+    let mut ok = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    ok.write_all(b"GET /api/catalog HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("write");
+    let mut reply = Vec::new();
+    ok.read_to_end(&mut reply).await.expect("read");
+    assert!(
+        reply.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&reply)
+    );
+    // Half-open connections (a partial head, then silence) are closed after the timeout.
+    let mut slow = Vec::new();
+    for _ in 0..20 {
+        let mut s = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        s.write_all(b"GET / HTTP/1.1\r\nHost: local")
+            .await
+            .expect("write");
+        slow.push(s);
+    }
+    for mut s in slow {
+        let mut buf = [0u8; 256];
+        let closed = tokio::time::timeout(Duration::from_secs(5), s.read(&mut buf)).await;
+        assert!(
+            matches!(closed, Ok(Ok(_) | Err(_))),
+            "a half-open connection stayed open past the header timeout"
+        );
+    }
+    let _ = stop.send(());
+    server.await.expect("task").expect("serve");
+}
