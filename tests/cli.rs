@@ -336,3 +336,77 @@ fn a_huge_input_line_is_refused_without_echoing_it() {
     );
     assert!(out.len() < 10_000, "echoed {} bytes", out.len());
 }
+
+/// Starts `stonelab ARGS`, collects what it prints on stdout and stderr until it says it is
+/// running (or exits, or 20 s pass), then stops it.
+fn server_output(args: &[&str]) -> String {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stonelab");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let out = child.stdout.take().expect("stdout");
+    let err = child.stderr.take().expect("stderr");
+    let tx2 = tx.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx2.send(line);
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut text = String::new();
+    while let Ok(line) =
+        rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+    {
+        text.push_str(&line);
+        text.push('\n');
+        if line.contains("stonelab is running") {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    text
+}
+
+#[test]
+fn serving_beyond_loopback_is_an_explicit_choice_with_a_warning() {
+    let text = server_output(&["serve", "--host", "LocalHost", "--port", "0"]);
+    assert!(
+        text.contains("stonelab is running: open http://127.0.0.1:"),
+        "{text}"
+    );
+    let text = server_output(&["serve", "--host", "0.0.0.0", "--port", "0"]);
+    assert!(
+        text.contains("0.0.0.0 is not a loopback address") && text.contains("--allow-remote"),
+        "{text}"
+    );
+    assert!(!text.contains("stonelab is running"), "{text}");
+    let text = server_output(&[
+        "serve",
+        "--host",
+        "0.0.0.0",
+        "--allow-remote",
+        "--port",
+        "0",
+    ]);
+    assert!(
+        text.contains("warning: serving beyond this machine")
+            && text.contains("stonelab is running"),
+        "{text}"
+    );
+    let text = server_output(&["serve", "--host", "my.box", "--port", "0"]);
+    assert!(
+        text.contains("is not an IP address or `localhost`"),
+        "{text}"
+    );
+}
