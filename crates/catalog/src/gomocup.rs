@@ -11,10 +11,15 @@ fn brain<V: Variant + Send + Sync + 'static>(
     spec: &str,
     seed: u64,
 ) -> Result<Box<dyn GomocupBrain>, String> {
+    let parsed: search::Spec = spec.parse().map_err(|e: search::SpecError| e.to_string())?;
+    let own_time = parsed.duration("time").map_err(|e| e.to_string())?;
     let agent = gomoku::Gomoku::<V>::registry()
-        .build(spec, seed)
+        .build_spec(&parsed, seed)
         .map_err(|e| e.to_string())?;
-    Ok(Box::new(AgentBrain::<V>::new(agent)))
+    // The spec's own `time=` caps what the manager allows per move.
+    Ok(Box::new(
+        AgentBrain::<V>::new(agent).with_time_cap(own_time),
+    ))
 }
 
 /// Checks an agent spec once, before a session starts, by building it for 15x15 freestyle

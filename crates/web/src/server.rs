@@ -203,6 +203,7 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         .route("/api/games/{id}/events", get(events))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
@@ -474,10 +475,38 @@ async fn method_not_allowed() -> ApiError {
 
 // ----- request bodies -----
 
+/// The largest request body (positions are at most 10,000 characters).
+const MAX_BODY: usize = 64 * 1024;
+
+/// The same answer on every route for a body over [`MAX_BODY`].
+fn too_large() -> ApiError {
+    ApiError {
+        status: StatusCode::PAYLOAD_TOO_LARGE,
+        message: format!("request body larger than {} KiB", MAX_BODY / 1024),
+    }
+}
+
 fn body<T>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    payload
-        .map(|Json(v)| v)
-        .map_err(|e| ApiError::bad_request(format!("bad JSON body: {}", e.body_text())))
+    payload.map(|Json(v)| v).map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            ApiError::bad_request(format!("bad JSON body: {}", e.body_text()))
+        }
+    })
+}
+
+/// The bytes of a body, or the same 413 as [`body`] when it is too large.
+fn bytes(
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<axum::body::Bytes, ApiError> {
+    payload.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            too_large()
+        } else {
+            ApiError::bad_request(format!("unreadable body: {}", e.body_text()))
+        }
+    })
 }
 
 /// An optional JSON body: empty (whatever the content type) means the defaults.
@@ -638,9 +667,9 @@ async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Result<Json<
 async fn players(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: axum::body::Bytes,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req: PlayersBody = optional_body(&payload)?;
+    let req: PlayersBody = optional_body(&bytes(payload)?)?;
     quick(&app, &id, |s| {
         s.set_players(req.black.as_deref(), req.white.as_deref())
     })
@@ -653,7 +682,10 @@ async fn position(
 ) -> Result<Json<Value>, ApiError> {
     let req = body(payload)?;
     if req.text.len() > 10_000 {
-        return Err(ApiError::bad_request("position text too long"));
+        return Err(ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: "position text longer than 10,000 characters".into(),
+        });
     }
     quick(&app, &id, |s| s.set_position(&req.text))
 }
@@ -728,9 +760,9 @@ async fn heavy(
 async fn agent_move(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: axum::body::Bytes,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req: ThinkBody = optional_body(&payload)?;
+    let req: ThinkBody = optional_body(&bytes(payload)?)?;
     let think = app.think(req.time_ms);
     // Refuse at once when no agent is to move (before queueing).
     {
@@ -762,9 +794,9 @@ async fn agent_move(
 async fn hint(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: axum::body::Bytes,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req: ThinkBody = optional_body(&payload)?;
+    let req: ThinkBody = optional_body(&bytes(payload)?)?;
     let think = app.think(req.time_ms);
     let result = heavy(
         &app,

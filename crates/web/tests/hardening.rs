@@ -324,3 +324,38 @@ async fn a_connection_that_never_finishes_its_headers_is_closed() {
     let _ = stop.send(());
     server.await.expect("task").expect("serve");
 }
+
+#[tokio::test]
+async fn an_oversized_body_gets_the_same_413_on_every_route() {
+    let app = web::router(catalog(), ServerConfig::default());
+    let id = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let padding = " ".repeat(100 * 1024);
+    for route in [
+        "/api/games".to_string(),
+        format!("/api/games/{id}/move"),
+        format!("/api/games/{id}/players"),
+        format!("/api/games/{id}/agent-move"),
+        format!("/api/games/{id}/hint"),
+        format!("/api/games/{id}/position"),
+    ] {
+        let (status, err) = call(&app, "POST", &route, Some(&format!("{{}}{padding}"))).await;
+        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{route}: {err}");
+        assert!(
+            err["error"]
+                .as_str()
+                .unwrap()
+                .contains("larger than 64 KiB"),
+            "{route}: {err}"
+        );
+    }
+    // A position text within the body limit but over the position limit: 413 as well.
+    let text = "c4 ".repeat(4000);
+    let (status, err) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/position"),
+        Some(&json!({"text": text}).to_string()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{err}");
+}

@@ -54,6 +54,9 @@ pub struct AgentBrain<V: Variant> {
     /// The history and position the agent last knew (after its own move, or the empty board
     /// after `start`), when it knows them.
     after_own: Option<(Vec<Point>, Gomoku<V>)>,
+    /// The agent's own time per move (its spec's `time=`): the manager's allowance is used
+    /// only up to it.
+    own_time: Option<Duration>,
 }
 
 impl<V: Variant> AgentBrain<V> {
@@ -63,7 +66,16 @@ impl<V: Variant> AgentBrain<V> {
         AgentBrain {
             agent,
             after_own: None,
+            own_time: None,
         }
+    }
+
+    /// Thinks at most `time` per move, however much the manager allows (the agent spec's own
+    /// `time=`); `None` leaves the manager's allowance.
+    #[must_use]
+    pub fn with_time_cap(mut self, time: Option<Duration>) -> Self {
+        self.own_time = time;
+        self
     }
 
     /// A [`BrainFactory`] for variant `V` only: it refuses every other size or rule with a
@@ -156,6 +168,7 @@ impl<V: Variant> GomocupBrain for AgentBrain<V> {
             Some(None) => {}
             None => self.agent.new_game(),
         }
+        let time = self.own_time.map_or(time, |own| own.min(time));
         let decision = self
             .agent
             .select(&pos, &Budget::time(time))
