@@ -89,12 +89,16 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 20)]
     pub evals: usize,
     /// Evaluate against random and greedy every this many episodes (default: episodes / 20).
+    /// Evaluations happen between rounds (dqn: --parallel games; q-mlp: 10), after the first
+    /// round that reaches each multiple: with 16 games a round, 50 means episodes 64, 112, 160,
+    /// 208, … (the run says so when it starts). Choose a multiple of the round for exact steps.
     #[arg(long)]
     pub eval_every: Option<usize>,
     /// Games per evaluation and opponent, colours swapped.
     #[arg(long, default_value_t = 200)]
     pub eval_games: usize,
-    /// Checkpoint every this many episodes (default: episodes / 10).
+    /// Checkpoint every this many episodes (default: episodes / 10); like --eval-every, after
+    /// the first round that reaches each multiple.
     #[arg(long)]
     pub checkpoint_every: Option<usize>,
     /// Worker threads for the network (default: all cores).
@@ -316,6 +320,28 @@ fn run_config(args: &TrainArgs, game: GameId) -> RunConfig {
     }
 }
 
+/// When `every` is not a multiple of the training round, the episodes at which `what` will
+/// really happen, in words.
+fn rounding_note(run: &RunConfig, what: &str, every: usize, start: usize) -> Option<String> {
+    let round = run.round_games();
+    if every % round == 0 {
+        return None;
+    }
+    let at = run.event_episodes(every, start);
+    let mut shown: Vec<String> = at.iter().take(5).map(ToString::to_string).collect();
+    if at.len() > 5 {
+        shown.push("…".into());
+        if let Some(last) = at.last() {
+            shown.push(last.to_string());
+        }
+    }
+    Some(format!(
+        "note: training plays rounds of {round} games, so {what} every {every} episodes come \
+         after the first round that reaches each multiple: episodes {}",
+        shown.join(", ")
+    ))
+}
+
 /// Library errors in the command line's words.
 fn cli_error(e: RunError) -> anyhow::Error {
     match e {
@@ -382,6 +408,14 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
     }
     if start > 0 {
         eprintln!("resuming {} at episode {start}", args.out.display());
+    }
+    for (what, every) in [
+        ("evaluations", run.eval_every),
+        ("checkpoints", run.checkpoint_every),
+    ] {
+        if let Some(note) = rounding_note(&run, what, every, start) {
+            eprintln!("{note}");
+        }
     }
     let spec = run.opponent.clone();
     let opponent = |seed: u64| {

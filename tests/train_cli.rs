@@ -367,3 +367,32 @@ fn gomoku_models_train_and_play_their_game_only() {
     );
     assert!(!ok && err.contains("plays gomoku9"), "{err}");
 }
+
+#[test]
+fn an_eval_step_that_is_not_a_multiple_of_the_round_is_announced_and_kept() {
+    let out = run_dir("eval-rounding");
+    let mut args = tiny("dqn", &out, "50");
+    // Rounds of 8 games; evaluations asked every 20 episodes: after episodes 24, 40 and 50.
+    let at = args.iter().position(|a| a == "--eval-every").expect("flag") + 1;
+    args[at] = "20".into();
+    let (ok, _, err) = run(&args);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains(
+            "note: training plays rounds of 8 games, so evaluations every 20 episodes come after \
+             the first round that reaches each multiple: episodes 24, 40, 50"
+        ),
+        "{err}"
+    );
+    let evals: std::collections::BTreeSet<String> = std::fs::read_to_string(out.join("eval.csv"))
+        .expect("eval.csv")
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next().map(str::to_string))
+        .collect();
+    let evals: Vec<&str> = evals.iter().map(String::as_str).collect();
+    let mut want = vec!["0", "24", "40", "50"];
+    want.sort_unstable();
+    assert_eq!(evals, want, "the note tells the truth");
+    let _ = std::fs::remove_dir_all(&out);
+}

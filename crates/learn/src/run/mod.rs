@@ -130,11 +130,12 @@ pub struct RunConfig {
     pub game: String,
     /// Training games in all.
     pub episodes: usize,
-    /// Evaluate every this many episodes.
+    /// Evaluate every this many episodes: after the first round that reaches each multiple
+    /// (rounds play [`RunConfig::round_games`] games; see [`RunConfig::event_episodes`]).
     pub eval_every: usize,
     /// Games per evaluation and opponent, colours alternating.
     pub eval_games: usize,
-    /// Checkpoint every this many episodes.
+    /// Checkpoint every this many episodes, after the first round that reaches each multiple.
     pub checkpoint_every: usize,
     /// The training opponent's spec (dqn).
     pub opponent: String,
@@ -163,6 +164,35 @@ pub struct QMlpSettings {
 pub const ALGOS: [&str; 3] = ["dqn", "dqn-competitive", "q-mlp"];
 
 impl RunConfig {
+    /// Games in one training round (the games played at once; q-mlp: an epoch). Evaluations
+    /// and checkpoints happen between rounds.
+    #[must_use]
+    pub fn round_games(&self) -> usize {
+        match (&self.dqn, &self.q_mlp) {
+            (_, Some(q)) if self.algo == "q-mlp" => q.games_per_epoch.max(1),
+            (Some(d), _) => d.parallel.max(1),
+            _ => 1,
+        }
+    }
+
+    /// The episodes after which something scheduled `every` episodes happens, from a run at
+    /// episode `from`: the end of the first round that reaches each multiple of `every`, and
+    /// the last episode. Equal to the multiples themselves when `every` is a multiple of
+    /// [`Self::round_games`].
+    #[must_use]
+    pub fn event_episodes(&self, every: usize, from: usize) -> Vec<usize> {
+        let (round, every) = (self.round_games(), every.max(1));
+        let mut at = Vec::new();
+        let mut now = from;
+        while now < self.episodes {
+            let before = now;
+            now = (now + round).min(self.episodes);
+            if now / every > before / every || now == self.episodes {
+                at.push(now);
+            }
+        }
+        at
+    }
     /// Checks that the schedule and the algorithm's settings are usable.
     ///
     /// # Errors
