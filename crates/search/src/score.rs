@@ -37,6 +37,12 @@ pub enum Score {
         /// The margin, signed from the mover's point of view.
         margin: i32,
     },
+    /// A forced result found at a distance by an engine that counts plies (the Gomoku
+    /// engines): the mover wins (`plies > 0`) or loses (`plies < 0`) in `|plies|` plies.
+    Mate {
+        /// Plies to the end, signed from the mover's point of view.
+        plies: i32,
+    },
     /// A heuristic value in the game's unit (Othello: discs), mover's point of view.
     Units(f64),
     /// A heuristic value in the agent's own units, mover's point of view.
@@ -57,8 +63,8 @@ impl Score {
             };
         }
         if raw.abs() > WIN - MATE_WINDOW {
-            return Score::Proven {
-                margin: raw.signum(),
+            return Score::Mate {
+                plies: raw.signum() * (WIN - raw.abs()),
             };
         }
         match scale {
@@ -77,14 +83,24 @@ impl Score {
         match self {
             Score::Proven { margin } => Some(f64::from(margin)),
             Score::Units(v) => Some(v),
-            Score::Engine(_) | Score::Expectation(_) => None,
+            Score::Mate { .. } | Score::Engine(_) | Score::Expectation(_) => None,
         }
     }
 
-    /// Whether the result is proven.
+    /// Whether the result is proven (a margin or a forced result at a distance).
     #[must_use]
     pub fn is_proven(self) -> bool {
-        matches!(self, Score::Proven { .. })
+        matches!(self, Score::Proven { .. } | Score::Mate { .. })
+    }
+
+    /// +1 for a proven win, −1 for a proven loss, 0 for a proven draw; `None` when not proven.
+    #[must_use]
+    pub fn proven_sign(self) -> Option<i32> {
+        match self {
+            Score::Proven { margin } => Some(margin.signum()),
+            Score::Mate { plies } => Some(plies.signum()),
+            _ => None,
+        }
     }
 
     /// The score as JSON-friendly parts: a kind (`proven`, `units`, `engine`, `expectation`)
@@ -93,6 +109,7 @@ impl Score {
     pub fn parts(self) -> (&'static str, f64) {
         match self {
             Score::Proven { margin } => ("proven", f64::from(margin)),
+            Score::Mate { plies } => ("mate", f64::from(plies)),
             Score::Units(v) => ("units", v),
             Score::Engine(v) => ("engine", f64::from(v)),
             Score::Expectation(v) => ("expectation", v),
@@ -107,6 +124,7 @@ impl std::ops::Neg for Score {
     fn neg(self) -> Score {
         match self {
             Score::Proven { margin } => Score::Proven { margin: -margin },
+            Score::Mate { plies } => Score::Mate { plies: -plies },
             Score::Units(v) => Score::Units(-v),
             Score::Engine(v) => Score::Engine(-v),
             Score::Expectation(v) => Score::Expectation(-v),
@@ -121,6 +139,9 @@ impl fmt::Display for Score {
             Score::Proven { margin } if margin > 0 => write!(f, "win by {margin}"),
             Score::Proven { margin } if margin < 0 => write!(f, "loss by {}", -margin),
             Score::Proven { .. } => f.write_str("draw"),
+            // In the winner's own moves: a win in 1 ply is the mover's next move.
+            Score::Mate { plies } if plies > 0 => write!(f, "win in {}", (plies + 1) / 2),
+            Score::Mate { plies } => write!(f, "loss in {}", (-plies / 2).max(1)),
             Score::Units(v) => write!(f, "{v:+.2}"),
             Score::Engine(v) => write!(f, "{v:+} (engine)"),
             Score::Expectation(v) => write!(f, "expects {v:+.2}"),
@@ -161,12 +182,15 @@ mod tests {
         // Mate distances: a forced win in 7 plies, a forced loss in 4.
         assert_eq!(
             Score::from_raw(WIN - 7, ScoreScale::Engine),
-            Score::Proven { margin: 1 }
+            Score::Mate { plies: 7 }
         );
         assert_eq!(
             Score::from_raw(4 - WIN, ScoreScale::Engine),
-            Score::Proven { margin: -1 }
+            Score::Mate { plies: -4 }
         );
+        assert!(Score::Mate { plies: 7 }.is_proven());
+        assert_eq!(Score::Mate { plies: -4 }.proven_sign(), Some(-1));
+        assert_eq!(Score::Mate { plies: 7 }.units(), None);
         assert_eq!(
             Score::from_raw(WIN - MATE_WINDOW, ScoreScale::Engine),
             Score::Engine(WIN - MATE_WINDOW)
@@ -183,5 +207,12 @@ mod tests {
         assert_eq!(Score::Expectation(0.42).to_string(), "expects +0.42");
         assert_eq!((-Score::Proven { margin: 6 }).to_string(), "loss by 6");
         assert_eq!((-Score::Units(1.5)).to_string(), "-1.50");
+        // Forced results at a distance, in the winner's moves (never a meaningless margin).
+        assert_eq!(Score::Mate { plies: 1 }.to_string(), "win in 1");
+        assert_eq!(Score::Mate { plies: 7 }.to_string(), "win in 4");
+        assert_eq!(Score::Mate { plies: -2 }.to_string(), "loss in 1");
+        assert_eq!(Score::Mate { plies: -6 }.to_string(), "loss in 3");
+        assert_eq!((-Score::Mate { plies: 3 }).to_string(), "loss in 1");
+        assert_eq!(Score::Mate { plies: 7 }.parts(), ("mate", 7.0));
     }
 }

@@ -31,6 +31,7 @@ impl<M: Copy> Scored<M> {
         let eval = line.score()?;
         let score = match eval {
             Score::Proven { margin } => margin,
+            Score::Mate { plies } => plies,
             Score::Units(v) => v.round() as i32,
             Score::Engine(v) => v,
             Score::Expectation(v) => (v * 100.0).round() as i32,

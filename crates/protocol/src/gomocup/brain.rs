@@ -115,7 +115,7 @@ fn check_variant<V: Variant>(size: usize, rule: Rule) -> Result<(), String> {
 
 /// The `MESSAGE` text for what a search reported, or `None` when it reported nothing.
 /// Scores carry their unit: `score win` / `score loss` for proven results (a Gomoku margin
-/// means nothing), `score 350 (engine)`, `score expects +0.42` for a learned agent.
+/// means nothing; a forced result at a distance says `score win in 4 moves`), `score 350 (engine)`, `score expects +0.42` for a learned agent.
 fn search_info(score: Option<Score>, depth: Option<u32>, nodes: u64) -> Option<String> {
     let mut parts = Vec::new();
     if let Some(depth) = depth {
@@ -125,6 +125,8 @@ fn search_info(score: Option<Score>, depth: Option<u32>, nodes: u64) -> Option<S
         parts.push(match score {
             Score::Proven { margin } if margin > 0 => "score win".to_string(),
             Score::Proven { margin } if margin < 0 => "score loss".to_string(),
+            Score::Mate { plies } if plies > 0 => format!("score win in {} moves", (plies + 1) / 2),
+            Score::Mate { plies } => format!("score loss in {} moves", (-plies / 2).max(1)),
             Score::Engine(v) => format!("score {v} (engine)"),
             s => format!("score {s}"),
         });
@@ -209,10 +211,14 @@ mod tests {
             search_info(engine(WIN + 3), None, 0).as_deref(),
             Some("score win")
         );
-        // The engine's forced win in 7 plies.
+        // The engine's forced win in 7 plies: its own 4th move wins.
         assert_eq!(
             search_info(engine(WIN - 7), None, 0).as_deref(),
-            Some("score win")
+            Some("score win in 4 moves")
+        );
+        assert_eq!(
+            search_info(engine(6 - WIN), None, 0).as_deref(),
+            Some("score loss in 3 moves")
         );
         assert_eq!(
             search_info(engine(-WIN - 1), None, 9).as_deref(),
