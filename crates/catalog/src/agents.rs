@@ -48,7 +48,12 @@ pub fn local_registry<G: CatalogGame>() -> Registry<G> {
 /// The agents that play a trained model, which belongs to one game.
 pub(crate) const LEARNED: [&str; 2] = ["dqn", "q-mlp"];
 
-/// The hint searches as deep as its time allows, then solves the last 18 empties exactly.
+/// The app's opponent: alpha-beta for a second a move, exact whenever the endgame solves within
+/// three quarters of that (so it never gives away an endgame it could have solved).
+const OTHELLO_OPPONENT: &str = "solver:time=1s";
+
+/// The hint searches as deep as its time allows, then solves exactly from 18 empties (from up to
+/// 24 when that finishes within three quarters of its time).
 const OTHELLO_HINT: &str = "solver:depth=64,time=2s";
 
 impl CatalogGame for Othello4 {
@@ -79,7 +84,7 @@ impl CatalogGame for Othello6 {
     fn registry() -> Registry<Self> {
         othello_registry::<6>()
     }
-    const DEFAULT_OPPONENT: &'static str = "alphabeta:time=1s";
+    const DEFAULT_OPPONENT: &'static str = OTHELLO_OPPONENT;
     const HINT_AGENT: &'static str = OTHELLO_HINT;
 }
 
@@ -95,7 +100,7 @@ impl CatalogGame for Othello8 {
         );
         registry
     }
-    const DEFAULT_OPPONENT: &'static str = "alphabeta:time=1s";
+    const DEFAULT_OPPONENT: &'static str = OTHELLO_OPPONENT;
     const HINT_AGENT: &'static str = OTHELLO_HINT;
 }
 
@@ -125,14 +130,24 @@ fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
     );
     registry.register(
         "solver",
-        "perfect play by the exact endgame solver from `empties` empty squares, alpha-beta before",
+        "perfect play by the exact endgame solver from `empties` empty squares, and with a time \
+         limit from `reach` empties whenever the solve finishes in time; alpha-beta before",
         &[
             (
                 "empties",
-                "solve exactly from this many empties (default 18; 4x4: all)",
+                "always solve exactly from this many empties (default 18; 4x4: all)",
             ),
-            ("depth", "alpha-beta depth before that (default 6)"),
-            ("time", "alpha-beta time per move before that, e.g. 1s"),
+            (
+                "reach",
+                "with a time limit, try an exact solve from this many empties under 3/4 of the \
+                 time, alpha-beta for the rest when it does not finish (default 24; 4x4: all)",
+            ),
+            (
+                "depth",
+                "alpha-beta depth before that (default 6; with a time and no depth: as deep as \
+                 the time allows)",
+            ),
+            ("time", "time per move, e.g. 1s"),
         ],
         Box::new(|spec, _| {
             let empties = spec
@@ -146,12 +161,24 @@ fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
                     why: "at most 30: exact solves beyond that take far too long for a game".into(),
                 });
             }
+            let reach = spec
+                .get::<u32>("reach")?
+                .unwrap_or_else(SolverAgent::<N>::default_reach);
+            let time = spec.duration("time")?;
+            let depth = match spec.positive("depth")? {
+                Some(d) => Some(d.min(64) as u32),
+                // A clock alone: as deep as it allows, like `alphabeta:time=...`.
+                None if time.is_some() => None,
+                None => Some(6),
+            };
             let midgame = AlphaBetaConfig {
-                depth: Some(spec.positive("depth")?.map_or(6, |d| d.min(64) as u32)),
-                time: spec.duration("time")?,
+                depth,
+                time,
                 ..AlphaBetaConfig::default()
             };
-            Ok(Box::new(SolverAgent::<N>::new(empties, midgame)))
+            Ok(Box::new(
+                SolverAgent::<N>::new(empties, midgame).with_reach(reach),
+            ))
         }),
     );
     register_learned(&mut registry, format!("othello{N}"));

@@ -1,31 +1,54 @@
 //! The `solver` agent: perfect play once few enough squares are empty, the heuristic alpha-beta
-//! before that.
+//! before that; with a clock, an exact solve tried wherever it may finish in time.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use game::Game;
 use othello::Othello;
 use search::{Agent, AgentError, AlphaBeta, AlphaBetaConfig, Budget, Decision, WIN};
 
-use crate::{Heuristic, Solver};
+use crate::{Heuristic, SolveLimit, Solver};
+
+/// The share of a move's time an exact solve may take before the agent gives up on it and
+/// searches with alpha-beta for the rest.
+const SOLVE_SHARE: f64 = 0.75;
 
 /// Plays exact endgame moves from `exact_empties` empty squares on, and alpha-beta over the
-/// [`Heuristic`] before.
+/// [`Heuristic`] before. With a time limit (the budget's, else its own) it also tries the exact
+/// solve from up to `reach` empties within three quarters of that time; only when the solve
+/// does not finish does alpha-beta choose, in the time left. So it never gives away an endgame
+/// it could solve in the time it has. An exact decision's score is a proven margin
+/// ([`search::Score::Proven`], a draw included) and its depth is the number of empties.
 pub struct SolverAgent<const N: usize> {
     solver: Solver<N>,
     midgame: AlphaBeta<Othello<N>>,
     exact_empties: u32,
+    reach: u32,
+    /// The midgame's own time per move: the clock when the budget names none.
+    time: Option<Duration>,
 }
 
 impl<const N: usize> SolverAgent<N> {
-    /// Exact from `exact_empties` empties; `midgame` searches before that.
+    /// Exact from `exact_empties` empties; `midgame` searches before that; with a time limit an
+    /// exact solve is tried from [`default_reach`](Self::default_reach) empties.
     #[must_use]
     pub fn new(exact_empties: u32, midgame: AlphaBetaConfig) -> Self {
         SolverAgent {
             solver: Solver::new(if N == 8 { 22 } else { 20 }),
+            time: midgame.time,
             midgame: AlphaBeta::new(Arc::new(Heuristic::<N>::default()), midgame),
             exact_empties,
+            reach: Self::default_reach(),
         }
+    }
+
+    /// This agent trying exact solves under a time limit from `reach` empties (not beyond what
+    /// the board has).
+    #[must_use]
+    pub fn with_reach(mut self, reach: u32) -> Self {
+        self.reach = reach;
+        self
     }
 
     /// The default exact threshold for the board: every square on 4x4, 18 on 6x6 and 8x8.
@@ -37,14 +60,39 @@ impl<const N: usize> SolverAgent<N> {
             18
         }
     }
+
+    /// The default reach of a timed exact solve: every square on 4x4, 24 on 6x6 and 8x8 (an
+    /// 8x8 solve from 24 empties takes from seconds to tens of seconds from a cold table, one
+    /// from 20 well under a second; a solve that runs out of time is abandoned).
+    #[must_use]
+    pub fn default_reach() -> u32 {
+        if N == 4 {
+            16
+        } else {
+            24
+        }
+    }
+
+    /// The exact decision of a solved position.
+    fn exact(pos: &Othello<N>, s: crate::Solution) -> Result<Decision<othello::Move>, AgentError> {
+        let mv = s.best.ok_or(AgentError::GameOver)?;
+        Ok(Decision {
+            mv,
+            score: Some(proven(s.score)),
+            pv: s.pv,
+            depth: Some(pos.empty().count_ones()),
+            nodes: s.nodes,
+            scale: search::ScoreScale::Centi,
+        })
+    }
 }
 
-/// A proven margin in [`search`]'s score units.
+/// A proven margin in [`search`]'s score units: `WIN + margin` for a win, `-WIN + margin` for a
+/// loss, and `WIN` for a draw (a proven draw, not a heuristic 0).
 fn proven(margin: i32) -> i32 {
     match margin.signum() {
-        1 => WIN + margin,
         -1 => -WIN + margin,
-        _ => 0,
+        _ => WIN + margin,
     }
 }
 
@@ -65,18 +113,48 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
         if pos.is_over() {
             return Err(AgentError::GameOver);
         }
-        if pos.empty().count_ones() > self.exact_empties {
+        let empties = pos.empty().count_ones();
+        if empties <= self.exact_empties {
+            let s = self.solver.solve(pos);
+            return Self::exact(pos, s);
+        }
+        let Some(time) = budget.time.or(self.time) else {
+            return self.midgame.select(pos, budget);
+        };
+        if empties > self.reach || pos.legal_moves().len() < 2 {
             return self.midgame.select(pos, budget);
         }
-        let s = self.solver.solve(pos);
-        let mv = s.best.ok_or(AgentError::GameOver)?;
-        Ok(Decision {
-            mv,
-            score: Some(proven(s.score)),
-            pv: s.pv,
-            depth: Some(pos.empty().count_ones()),
-            nodes: s.nodes,
-            scale: search::ScoreScale::Centi,
-        })
+        let start = Instant::now();
+        let limit = SolveLimit {
+            deadline: Some(start + time.mul_f64(SOLVE_SHARE)),
+            nodes: None,
+        };
+        if let Some(s) = self.solver.solve_limited(pos, &limit) {
+            return Self::exact(pos, s);
+        }
+        let left = time.saturating_sub(start.elapsed());
+        self.midgame.select(
+            pos,
+            &Budget {
+                time: Some(left),
+                ..*budget
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use search::Score;
+
+    #[test]
+    fn proven_scores_read_as_proven_results_draws_included() {
+        for margin in [-64, -2, 0, 2, 38] {
+            assert_eq!(
+                Score::from_raw(proven(margin), search::ScoreScale::Centi),
+                Score::Proven { margin }
+            );
+        }
     }
 }

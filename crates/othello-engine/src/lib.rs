@@ -11,5 +11,5 @@ mod stability;
 
 pub use agent::SolverAgent;
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};
-pub use solver::{Kernel, Solution, Solver, MAX_TABLE_BITS};
+pub use solver::{Kernel, Solution, SolveLimit, Solver, MAX_TABLE_BITS};
 pub use stability::{stable_discs, stable_discs_naive};

@@ -181,10 +181,84 @@ fn x_next_to_empty_corner<const N: usize>(empty: u64) -> u64 {
 /// Weight of the opponent's potential mobility in the move-ordering key (mobility weighs 16).
 const POTENTIAL_WEIGHT: i32 = 4;
 
+/// Limits on one exact solve ([`Solver::solve_limited`]): the solve gives up when either runs
+/// out. The default has none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolveLimit {
+    /// Give up at this instant.
+    pub deadline: Option<Instant>,
+    /// Give up after this many nodes (all probes of the solve together).
+    pub nodes: Option<u64>,
+}
+
+impl SolveLimit {
+    /// A limit of `time` from now.
+    #[must_use]
+    pub fn time(time: Duration) -> Self {
+        SolveLimit {
+            deadline: Some(Instant::now() + time),
+            nodes: None,
+        }
+    }
+
+    /// A limit of `nodes` nodes.
+    #[must_use]
+    pub fn nodes(nodes: u64) -> Self {
+        SolveLimit {
+            deadline: None,
+            nodes: Some(nodes),
+        }
+    }
+}
+
+/// The limits are looked at once per this many interior nodes (a fraction of a millisecond).
+const CHECK_EVERY: u64 = 2048;
+
 /// Search state shared by the kernels.
 struct Ctx<'a> {
     table: &'a mut [Entry],
     nodes: u64,
+    /// The node count at which the limits are looked at next (`u64::MAX`: never, no limits; 0
+    /// once the search gave up, so every node returns at once).
+    check_at: u64,
+    /// Give up at this instant.
+    deadline: Option<Instant>,
+    /// Give up once `nodes` passes this.
+    node_limit: u64,
+    /// The search gave up: scores are meaningless and nothing more is stored.
+    aborted: bool,
+}
+
+impl Ctx<'_> {
+    /// A search without limits.
+    fn unlimited(table: &mut [Entry]) -> Ctx<'_> {
+        Ctx {
+            table,
+            nodes: 0,
+            check_at: u64::MAX,
+            deadline: None,
+            node_limit: u64::MAX,
+            aborted: false,
+        }
+    }
+
+    /// Whether the search must give up now (looked at every [`CHECK_EVERY`] nodes, then at
+    /// every node once it has).
+    #[cold]
+    #[inline(never)]
+    fn out_of_budget(&mut self) -> bool {
+        if !self.aborted
+            && (self.nodes > self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
+            self.aborted = true;
+        }
+        self.check_at = if self.aborted {
+            0
+        } else {
+            (self.nodes + CHECK_EVERY).min(self.node_limit.saturating_add(1))
+        };
+        self.aborted
+    }
 }
 
 macro_rules! solver_kernels {
@@ -365,6 +439,9 @@ macro_rules! solver_kernels {
                 return small::<N>(ctx, player, opponent, alpha, beta, empty, false);
             }
             ctx.nodes += 1;
+            if ctx.nodes >= ctx.check_at && ctx.out_of_budget() {
+                return 0;
+            }
             let moves = legal_moves(player, opponent) & board;
             if moves == 0 {
                 if legal_moves(opponent, player) & board == 0 {
@@ -495,7 +572,8 @@ macro_rules! solver_kernels {
                     }
                 }
             }
-            if slot {
+            // A search that gave up below this node proved nothing here.
+            if slot && !ctx.aborted {
                 let i = victim(ctx.table, player, opponent, empties);
                 let e = &mut ctx.table[i];
                 if e.player != player || e.opponent != opponent {
@@ -626,6 +704,21 @@ impl<const N: usize> Solver<N> {
     /// 0 (win or not); the table keeps every proven bound between probes, so later probes are
     /// cheap. Scores on these even-sized boards are always even, so probes sit on odd values.
     pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
+        // Without limits the search never gives up.
+        self.bisect(pos, &SolveLimit::default()).0
+    }
+
+    /// [`solve`](Self::solve) within `limit`: `None` when the limit ran out first. Every bound
+    /// proven before that stays in the table, so a later solve of this position or one after it
+    /// starts from them; nothing from the abandoned search is stored.
+    pub fn solve_limited(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> Option<Solution> {
+        let (solution, aborted) = self.bisect(pos, limit);
+        (!aborted).then_some(solution)
+    }
+
+    /// The bisection of [`solve`](Self::solve); `true` beside the solution when `limit` ran out
+    /// (the solution is then meaningless).
+    fn bisect(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> (Solution, bool) {
         let squares = (N * N) as i32;
         let start = Instant::now();
         let (mut low, mut high) = (-squares, squares);
@@ -633,10 +726,22 @@ impl<const N: usize> Solver<N> {
         let mut best: Option<Move> = None;
         let mut x = 1;
         loop {
-            let probe = self.solve_window(pos, x, x + 1);
+            let left = SolveLimit {
+                deadline: limit.deadline,
+                nodes: limit.nodes.map(|n| n.saturating_sub(nodes)),
+            };
+            let (probe, aborted) = self.window(pos, x, x + 1, &left);
             nodes += probe.nodes;
-            if probe.best.is_none() {
-                return Solution { nodes, ..probe };
+            if aborted || probe.best.is_none() {
+                let elapsed = start.elapsed();
+                return (
+                    Solution {
+                        nodes,
+                        elapsed,
+                        ..probe
+                    },
+                    aborted,
+                );
             }
             if probe.score > x {
                 low = low.max(probe.score);
@@ -656,13 +761,14 @@ impl<const N: usize> Solver<N> {
         }
         let best = best.or_else(|| pos.legal_moves().first().copied());
         let pv = best.map(|mv| self.pv(pos, mv)).unwrap_or_default();
-        Solution {
+        let solution = Solution {
             score: low,
             best,
             pv,
             nodes,
             elapsed: start.elapsed(),
-        }
+        };
+        (solution, false)
     }
 
     /// The exact score by one full-window principal-variation search from the root (the
@@ -681,14 +787,28 @@ impl<const N: usize> Solver<N> {
     /// Solves within `(alpha, beta)`: the exact score when it lies inside, else a bound on the
     /// side it falls (fail-soft).
     pub fn solve_window(&mut self, pos: &Othello<N>, alpha: i32, beta: i32) -> Solution {
+        self.window(pos, alpha, beta, &SolveLimit::default()).0
+    }
+
+    /// [`solve_window`](Self::solve_window) within `limit`; `true` beside the solution when the
+    /// limit ran out (the solution is then meaningless).
+    fn window(
+        &mut self,
+        pos: &Othello<N>,
+        alpha: i32,
+        beta: i32,
+        limit: &SolveLimit,
+    ) -> (Solution, bool) {
         let start = Instant::now();
         let (player, opponent) = (pos.player(), pos.opponent());
-        let mut ctx = Ctx {
-            table: &mut self.table,
-            nodes: 0,
-        };
+        let mut ctx = Ctx::unlimited(&mut self.table);
+        if limit.deadline.is_some() || limit.nodes.is_some() {
+            ctx.deadline = limit.deadline;
+            ctx.node_limit = limit.nodes.unwrap_or(u64::MAX);
+            ctx.check_at = CHECK_EVERY.min(ctx.node_limit.saturating_add(1));
+        }
         if pos.is_over() {
-            return Solution {
+            let solution = Solution {
                 score: pos.final_margin()
                     * if pos.side_to_move() == game::Color::Black {
                         1
@@ -700,6 +820,7 @@ impl<const N: usize> Solver<N> {
                 nodes: 1,
                 elapsed: start.elapsed(),
             };
+            return (solution, false);
         }
         #[cfg(target_arch = "x86_64")]
         let (score, best) =
@@ -711,20 +832,31 @@ impl<const N: usize> Solver<N> {
             };
         #[cfg(not(target_arch = "x86_64"))]
         let (score, best) = portable::root::<N>(&mut ctx, player, opponent, alpha, beta);
-        let nodes = ctx.nodes;
+        let (nodes, aborted) = (ctx.nodes, ctx.aborted);
         self.nodes += nodes;
+        if aborted {
+            let solution = Solution {
+                score: 0,
+                best: None,
+                pv: Vec::new(),
+                nodes,
+                elapsed: start.elapsed(),
+            };
+            return (solution, true);
+        }
         let best = match best {
             Some(sq) => Square::from_index(sq).map(Move::Place),
             None => Some(Move::Pass),
         };
         let pv = best.map(|mv| self.pv(pos, mv)).unwrap_or_default();
-        Solution {
+        let solution = Solution {
             score,
             best,
             pv,
             nodes,
             elapsed: start.elapsed(),
-        }
+        };
+        (solution, false)
     }
 
     /// The line of best moves the table knows after `first`.

@@ -183,3 +183,54 @@ fn the_eight_symmetries_solve_to_the_same_score() {
 fn solver6(pos: &Othello6) -> i32 {
     Solver::<6>::new(14).solve(pos).score
 }
+
+/// A solve that runs out of nodes or time gives up (`None`) without storing anything false:
+/// the same solver then finds every exact score, and a limit large enough changes nothing.
+#[test]
+fn a_limited_solve_gives_up_and_leaves_its_table_sound() {
+    use othello_engine::SolveLimit;
+    use std::time::{Duration, Instant};
+    for case in ffo().into_iter().filter(|c| (20..=29).contains(&c.number)) {
+        let best = case.scores.iter().map(|s| s.1).max().unwrap();
+        let mut full = Solver::<8>::new(20);
+        let whole = full.solve(&case.pos);
+        let mut solver = Solver::<8>::new(20);
+        // Cut at several points of the search, each time from what the last cut left.
+        for share in [8, 4, 2] {
+            let limit = SolveLimit::nodes(whole.nodes / share);
+            if whole.nodes / share > 10_000 {
+                assert_eq!(
+                    solver.solve_limited(&case.pos, &limit),
+                    None,
+                    "FFO #{}: {} of {} nodes",
+                    case.number,
+                    whole.nodes / share,
+                    whole.nodes
+                );
+            }
+        }
+        let s = solver.solve(&case.pos);
+        assert_eq!(s.score, best, "FFO #{} after giving up", case.number);
+        let mut fresh = Solver::<8>::new(20);
+        let limited = fresh
+            .solve_limited(&case.pos, &SolveLimit::nodes(whole.nodes))
+            .expect("enough nodes");
+        assert_eq!(
+            (limited.score, limited.best, limited.nodes),
+            (whole.score, whole.best, whole.nodes),
+            "FFO #{}: a limit that does not bind changes the search",
+            case.number
+        );
+    }
+    // A deadline: a position far beyond reach gives up about on time.
+    let hard = &ffo()[49]; // FFO #50, 26 empties: about 90 s in release mode
+    let mut solver = Solver::<8>::new(20);
+    let started = Instant::now();
+    let limit = SolveLimit::time(Duration::from_millis(100));
+    assert_eq!(solver.solve_limited(&hard.pos, &limit), None);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -1,0 +1,242 @@
+//! The app's default Othello opponent never gives away an endgame it could solve: within its
+//! time it solves exactly (and says so: a proven score), else it searches with alpha-beta.
+
+use std::time::{Duration, Instant};
+
+use catalog::CatalogGame;
+use game::Game;
+use othello::Othello6;
+use othello::Othello8;
+use othello_engine::obf::{ffo_suite, Problem};
+use othello_engine::Solver;
+use search::{Budget, Score};
+
+/// FFO problem `number` (1-59).
+fn ffo(number: usize) -> Problem {
+    ffo_suite()[number - 1].clone()
+}
+
+/// The best moves of a problem and their score.
+fn best_of(problem: &Problem) -> (Vec<othello::Move>, i32) {
+    let best = problem.best_score().unwrap_or(i32::MIN);
+    let moves = problem
+        .scores
+        .iter()
+        .filter(|s| s.1 == best)
+        .map(|s| s.0)
+        .collect();
+    (moves, best)
+}
+
+/// `stonelab`'s FFO measurement: how many best moves an agent finds on FFO #40-#59 (or the
+/// range in `STONELAB_RANGE`), at its own time or `STONELAB_MS` milliseconds a move. The
+/// agent is `STONELAB_SPEC`, else the default opponent. Run in release mode:
+/// `cargo test --release -p stonelab-catalog --test default_opponent -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: about 20 s; run in release mode"]
+fn measure_best_moves_on_ffo_40_to_59() {
+    let spec =
+        std::env::var("STONELAB_SPEC").unwrap_or_else(|_| Othello8::DEFAULT_OPPONENT.to_string());
+    let range = std::env::var("STONELAB_RANGE").unwrap_or_else(|_| "40-59".into());
+    let (first, last) = range.split_once('-').expect("FIRST-LAST");
+    let (first, last): (usize, usize) = (first.parse().unwrap(), last.parse().unwrap());
+    let budget = match std::env::var("STONELAB_MS") {
+        Ok(ms) => Budget::time(Duration::from_millis(ms.parse().unwrap())),
+        Err(_) => Budget::default(),
+    };
+    let registry = Othello8::registry();
+    let (mut found, mut exact) = (0, 0);
+    for number in first..=last {
+        let problem = ffo(number);
+        let (best, score) = best_of(&problem);
+        let mut agent = registry.build(&spec, 1).expect("agent");
+        let started = Instant::now();
+        let d = agent.select(&problem.pos, &budget).expect("a move");
+        let took = started.elapsed();
+        let got = problem
+            .scores
+            .iter()
+            .find(|s| s.0 == d.mv)
+            .map_or(i32::MIN, |s| s.1);
+        let value = d.value();
+        found += usize::from(best.contains(&d.mv));
+        exact += usize::from(value.is_some_and(Score::is_proven));
+        println!(
+            "#{number} empties {:2} best {score:+3} {:?}: plays {} ({got:+}) eval {} depth {:?} in {:.2}s",
+            problem.pos.empty().count_ones(),
+            best.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            d.mv,
+            value.map_or("-".into(), |v| v.to_string()),
+            d.depth,
+            took.as_secs_f64()
+        );
+    }
+    println!(
+        "{spec}: best move in {found} of {}, {exact} exact",
+        last - first + 1
+    );
+}
+
+/// Endgames two to eight plies into FFO #42, #45 and #52 along their best lines, where the old
+/// default (`alphabeta:time=1s`) gave results away: the board string, the best moves and their
+/// exact score (every move solved exactly, offline).
+const THROWN: [(&str, &str, &[&str], i32); 4] = [
+    // alphabeta:time=1s played d2 (-4): a win by 6 thrown away.
+    (
+        "FFO #42 after g2 h1",
+        "--OOO--O----XXOOOOOOOOXO-OOOOXXOX-OOOXXO---OOXOO---OOOXO--OOOO-- X",
+        &["c2"],
+        6,
+    ),
+    (
+        "FFO #42 after g2 h1 c2",
+        "--OOO--O--X-XXOOOOOXOOXO-OOOXXXOX-OOOXXO---OOXOO---OOOXO--OOOO-- O",
+        &["g1"],
+        -6,
+    ),
+    // alphabeta:time=1s played h1 (-8).
+    (
+        "FFO #45 after five best moves",
+        "--OXXXX-XXOOXO--XXOXOX--XXOXXXX-XXOXXXO--OXXXOOOO-OOOO------OO-- O",
+        &["h3"],
+        -6,
+    ),
+    // alphabeta:time=1s played a7 (-4): a draw turned into a loss.
+    (
+        "FFO #52 after eight best moves",
+        "-XXXXX----XXXX-XOOOOXXXXXOOXXXXXXXXOOXXXXXXOOOXX--XO---X-------- O",
+        &["g2"],
+        0,
+    ),
+];
+
+/// The time the tests give a move: the app's second, with room for the unoptimised test
+/// build on a busy machine (a solve returns as soon as it is done).
+const TEST_TIME: Duration = Duration::from_secs(4);
+
+/// Within its time the default opponent solves these endgames exactly: a best move, its
+/// proven score (a draw included) and the empties as its depth. The old default, alpha-beta
+/// alone, gave no proven score and threw some of them away.
+#[test]
+fn default_othello8_opponent_solves_endgames_within_its_reach() {
+    let registry = Othello8::registry();
+    for (name, board, best, score) in THROWN {
+        let pos = Othello8::from_board_string(board).expect(name);
+        let mut agent = registry
+            .build(Othello8::DEFAULT_OPPONENT, 1)
+            .expect("agent");
+        let started = Instant::now();
+        let d = agent.select(&pos, &Budget::time(TEST_TIME)).expect(name);
+        let took = started.elapsed();
+        println!(
+            "{name}: {} {:?} in {:.2}s",
+            d.mv,
+            d.value(),
+            took.as_secs_f64()
+        );
+        assert!(
+            best.contains(&d.mv.to_string().as_str()),
+            "{name}: {} played {}, best is {best:?} ({score:+})",
+            Othello8::DEFAULT_OPPONENT,
+            d.mv
+        );
+        assert_eq!(
+            d.value(),
+            Some(Score::Proven { margin: score }),
+            "{name}: the decision is not marked exact"
+        );
+        assert_eq!(d.depth, Some(pos.empty().count_ones()), "{name}");
+    }
+}
+
+/// FFO positions the fixed threshold (18 empties) leaves to alpha-beta but the clock reaches.
+#[test]
+fn default_othello8_opponent_solves_ffo_positions_within_its_reach() {
+    let registry = Othello8::registry();
+    for number in [24, 27, 29] {
+        let problem = ffo(number);
+        assert!(problem.pos.empty().count_ones() > 18, "#{number}");
+        let (best, score) = best_of(&problem);
+        let mut agent = registry
+            .build(Othello8::DEFAULT_OPPONENT, 1)
+            .expect("agent");
+        let started = Instant::now();
+        let d = agent
+            .select(&problem.pos, &Budget::time(TEST_TIME))
+            .expect("a move");
+        println!(
+            "#{number}: {} {:?} in {:.2}s",
+            d.mv,
+            d.value(),
+            started.elapsed().as_secs_f64()
+        );
+        assert!(
+            best.contains(&d.mv),
+            "#{number}: played {}, best {best:?}",
+            d.mv
+        );
+        assert_eq!(
+            d.value(),
+            Some(Score::Proven { margin: score }),
+            "#{number}"
+        );
+    }
+}
+
+/// Beyond its reach in the time it has, it gives up the solve and still answers in time with
+/// alpha-beta (no proven score claimed).
+#[test]
+fn default_othello8_opponent_falls_back_to_alpha_beta_in_time() {
+    let problem = ffo(45); // 24 empties: a cold exact solve takes about 20 s in release mode
+    let mut agent = Othello8::registry()
+        .build(Othello8::DEFAULT_OPPONENT, 1)
+        .expect("agent");
+    let budget = Duration::from_millis(200);
+    let started = Instant::now();
+    let d = agent
+        .select(&problem.pos, &Budget::time(budget))
+        .expect("a move");
+    let took = started.elapsed();
+    assert!(problem.pos.is_legal(d.mv));
+    assert!(!d.value().is_some_and(Score::is_proven), "{:?}", d.value());
+    assert!(took < budget + Duration::from_secs(1), "took {took:?}");
+}
+
+/// The 6x6 default is the same agent: exact within reach.
+#[test]
+fn default_othello6_opponent_solves_endgames_within_its_reach() {
+    assert_eq!(Othello6::DEFAULT_OPPONENT, Othello8::DEFAULT_OPPONENT);
+    let registry = Othello6::registry();
+    // Seeded random play (splitmix64).
+    let mut state = 6u64;
+    let mut random = |n: usize| {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    };
+    let mut solver = Solver::<6>::new(20);
+    let mut checked = 0;
+    while checked < 4 {
+        let mut pos = Othello6::new();
+        while !pos.is_over() && pos.empty().count_ones() > 22 {
+            let moves = pos.legal_moves();
+            pos = pos.play_unchecked(moves[random(moves.len())]);
+        }
+        if pos.is_over() || pos.legal_moves().len() < 2 {
+            continue;
+        }
+        let exact = solver.solve(&pos).score;
+        let mut agent = registry
+            .build(Othello6::DEFAULT_OPPONENT, 1)
+            .expect("agent");
+        let d = agent
+            .select(&pos, &Budget::time(TEST_TIME))
+            .expect("a move");
+        assert_eq!(d.value(), Some(Score::Proven { margin: exact }), "{pos}");
+        let after = solver.solve(&pos.play_unchecked(d.mv)).score;
+        assert_eq!(-after, exact, "{pos}: {} is not a best move", d.mv);
+        checked += 1;
+    }
+}
