@@ -163,7 +163,8 @@ impl GomokuEngine {
     pub fn new(config: EngineConfig) -> Self {
         GomokuEngine {
             config,
-            table: vec![Entry::default(); 1 << TABLE_BITS],
+            // Allocated by the first search (see `Agent::table_bytes`).
+            table: Vec::new(),
             nodes: 0,
             node_limit: u64::MAX,
             deadline: None,
@@ -197,6 +198,9 @@ impl GomokuEngine {
     pub fn think(&mut self, board: &gomoku::Board, budget: &Budget) -> Option<Decision<Point>> {
         if board.is_over() {
             return None;
+        }
+        if self.table.is_empty() {
+            self.table = vec![Entry::default(); 1 << TABLE_BITS];
         }
         let started = Instant::now();
         let time = budget
@@ -592,6 +596,10 @@ impl<V: Variant> Agent<Gomoku<V>> for GomokuEngine {
 
     fn new_game(&mut self) {
         self.table.fill(Entry::default());
+    }
+
+    fn table_bytes(&self) -> usize {
+        (1usize << TABLE_BITS) * std::mem::size_of::<Entry>()
     }
 
     fn select(&mut self, pos: &Gomoku<V>, budget: &Budget) -> Result<Decision<Point>, AgentError> {

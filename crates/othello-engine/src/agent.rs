@@ -105,6 +105,10 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
         self.midgame.new_game();
     }
 
+    fn table_bytes(&self) -> usize {
+        self.solver.table_bytes() + self.midgame.table_bytes()
+    }
+
     fn select(
         &mut self,
         pos: &Othello<N>,

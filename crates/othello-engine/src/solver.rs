@@ -49,7 +49,10 @@ pub struct Solution {
 /// The exact endgame solver for the `N x N` board. Keeps its transposition table between
 /// solves (its bounds are exact facts about positions, so they stay valid).
 pub struct Solver<const N: usize> {
+    /// Empty until the first search allocates it (see [`Solver::table_bytes`]).
     table: Vec<Entry>,
+    /// log2 of the table's entries.
+    bits: u32,
     nodes: u64,
     kernel: Kernel,
 }
@@ -676,11 +679,13 @@ impl<const N: usize> Default for Solver<N> {
 }
 
 impl<const N: usize> Solver<N> {
-    /// A solver whose table holds `2^table_bits` positions (24 bytes each; 22 bits is 96 MiB).
+    /// A solver whose table holds `2^table_bits` positions (24 bytes each; 22 bits is 96 MiB),
+    /// allocated by its first search.
     #[must_use]
     pub fn new(table_bits: u32) -> Self {
         Solver {
-            table: vec![Entry::default(); 1usize << table_bits.clamp(4, MAX_TABLE_BITS)],
+            table: Vec::new(),
+            bits: table_bits.clamp(4, MAX_TABLE_BITS),
             nodes: 0,
             kernel: Kernel::Dispatched,
         }
@@ -691,6 +696,12 @@ impl<const N: usize> Solver<N> {
     pub fn with_kernel(mut self, kernel: Kernel) -> Self {
         self.kernel = kernel;
         self
+    }
+
+    /// The bytes of its table once it has searched.
+    #[must_use]
+    pub fn table_bytes(&self) -> usize {
+        (1usize << self.bits) * std::mem::size_of::<Entry>()
     }
 
     /// Forgets every stored bound.
@@ -801,6 +812,9 @@ impl<const N: usize> Solver<N> {
     ) -> (Solution, bool) {
         let start = Instant::now();
         let (player, opponent) = (pos.player(), pos.opponent());
+        if self.table.is_empty() {
+            self.table = vec![Entry::default(); 1usize << self.bits];
+        }
         let mut ctx = Ctx::unlimited(&mut self.table);
         if limit.deadline.is_some() || limit.nodes.is_some() {
             ctx.deadline = limit.deadline;
@@ -867,7 +881,9 @@ impl<const N: usize> Solver<N> {
             let mv = if pos.must_pass() {
                 Move::Pass
             } else {
-                let e = find(&self.table, pos.player(), pos.opponent())
+                let e = (!self.table.is_empty())
+                    .then(|| find(&self.table, pos.player(), pos.opponent()))
+                    .flatten()
                     .map(|i| self.table[i])
                     .unwrap_or_default();
                 let known =
