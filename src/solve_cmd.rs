@@ -91,8 +91,16 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
             if looks_like_path && !path.exists() {
                 bail!("no such file: {arg}");
             }
-            let pos = Othello::<N>::from_board_string(arg)
-                .with_context(|| format!("{arg:?} is neither a file nor a board string"))?;
+            // A board string is checked against the rules: a position no game reaches (an
+            // empty centre square) is named as such, not solved.
+            let pos = match arg.parse::<Othello<N>>() {
+                Ok(pos) => pos,
+                Err(e) if e.is_impossible() => bail!("{arg:?}: {e}"),
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("{arg:?} is neither a file nor a board string")))
+                }
+            };
             out.push(Job {
                 label: format!("#{}", out.len() + 1),
                 pos,

@@ -84,7 +84,7 @@ pub enum BoardError {
     #[error("{0} holds two stones")]
     Duplicate(Point),
     /// Both sides already have a winning line.
-    #[error("both sides have a winning line")]
+    #[error("impossible position: both black and white have five in a row; a game ends at its first five")]
     BothWon,
 }
 
@@ -128,7 +128,8 @@ impl Board {
     }
 
     /// A board with these stones and this side to move (stone counts are not checked, so
-    /// puzzle positions are allowed). A winning line already on the board ends the game.
+    /// puzzle positions are allowed; [`validate`](Self::validate) checks that a game reaches
+    /// it). A winning line already on the board ends the game.
     ///
     /// # Errors
     /// A bad size, a stone off the board, two stones on one point, or winning lines for both.

@@ -28,6 +28,7 @@ mod point;
 mod position;
 pub mod psq;
 mod rule;
+mod validity;
 
 pub use board::{Board, BoardError, DIRECTIONS};
 pub use notation::BoardStringError;
@@ -38,3 +39,4 @@ pub use position::{
 };
 pub use psq::{PsqError, PsqGame};
 pub use rule::{Foul, ParseRuleError, Rule};
+pub use validity::PositionError;

@@ -8,6 +8,7 @@ use game::Color;
 use crate::board::{Board, BoardError};
 use crate::point::Point;
 use crate::rule::Rule;
+use crate::validity::PositionError;
 
 /// A board string that does not describe a position.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -28,9 +29,12 @@ pub enum BoardStringError {
     /// The side to move is missing or not `X`/`O`.
     #[error("the board string must end with the side to move, X (black) or O (white)")]
     Side,
-    /// The stones break the rules.
+    /// The stones cannot be on one board (both sides won, two stones on a point).
     #[error(transparent)]
     Board(#[from] BoardError),
+    /// The board is one no game reaches (stone counts, winning lines).
+    #[error(transparent)]
+    Impossible(#[from] PositionError),
 }
 
 pub(crate) fn write_board_string(board: &Board, f: &mut impl fmt::Write) -> fmt::Result {
@@ -58,8 +62,11 @@ impl Board {
         s
     }
 
-    /// Parses a board string for a `size x size` board under `rule`. Whitespace between points
-    /// is ignored; `x`, `o`, `*` (black) and `.` (empty) are accepted too.
+    /// Reads a board string for a `size x size` board under `rule`, whatever the stone counts
+    /// (puzzles, tests). Whitespace between points is ignored; `x`, `o`, `*` (black) and `.`
+    /// (empty) are accepted too. Text from outside goes through
+    /// [`Board::parse_board_string`] or [`Gomoku`](crate::Gomoku)'s [`FromStr`](std::str::FromStr),
+    /// which also [validate](Board::validate) the position.
     ///
     /// # Errors
     /// A [`BoardStringError`] saying what is wrong.
@@ -95,6 +102,18 @@ impl Board {
             });
         }
         Ok(Board::with_stones(size, rule, stones, to_move)?)
+    }
+
+    /// A board string from outside: read by [`from_board_string`](Self::from_board_string),
+    /// then [validated](Self::validate) against the rules.
+    ///
+    /// # Errors
+    /// A [`BoardStringError`] saying what is wrong, [`BoardStringError::Impossible`] for a
+    /// position no game reaches.
+    pub fn parse_board_string(s: &str, size: usize, rule: Rule) -> Result<Board, BoardStringError> {
+        let board = Board::from_board_string(s, size, rule)?;
+        board.validate()?;
+        Ok(board)
     }
 
     /// A text diagram: rank `size` at the top, files and ranks on every edge, `X` black, `O`

@@ -211,11 +211,12 @@ impl<V: Variant> fmt::Display for Gomoku<V> {
     }
 }
 
+/// A board string from outside, [validated](Board::validate) against the variant's rule.
 impl<V: Variant> FromStr for Gomoku<V> {
     type Err = BoardStringError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Board::from_board_string(s, V::SIZE, V::RULE).map(Self::from_board_unchecked)
+        Board::parse_board_string(s, V::SIZE, V::RULE).map(Self::from_board_unchecked)
     }
 }
 

@@ -191,8 +191,10 @@ fn board_strings_round_trip_and_refuse_bad_input() {
     // Both sides with five: refused.
     let both = format!("XXXXX{}OOOOO{} X", "-".repeat(10), "-".repeat(205));
     assert!(both.parse::<Gomoku15>().is_err());
-    // One side with five: the game is over.
-    let over: Gomoku15 = format!("XXXXX{} O", "-".repeat(220)).parse().expect("five");
+    // One side with five, made last: the game is over.
+    let over: Gomoku15 = format!("XXXXX{}OOOO{} O", "-".repeat(10), "-".repeat(206))
+        .parse()
+        .expect("five");
     assert_eq!(over.outcome().and_then(|o| o.winner()), Some(Color::Black));
 }
 

@@ -49,7 +49,8 @@ pub enum ObfError {
     },
 }
 
-/// Parses `.obf` text: one problem per non-empty line (`%` or `#` start comments).
+/// Parses `.obf` text: one problem per non-empty line (`%` or `#` start comments). Every board
+/// is checked against the rules ([`Othello8::validate`]).
 ///
 /// # Errors
 /// The first malformed line.
@@ -108,6 +109,22 @@ mod tests {
         let suite = ffo_suite();
         assert_eq!(suite.len(), 59);
         assert_eq!(suite[39].best_score(), Some(38));
+    }
+
+    /// A problem no game reaches (an empty centre square) is refused, not solved.
+    #[test]
+    fn impossible_positions_are_refused() {
+        let err = parse_obf(&format!("% empty\n{} X; A1:+0;", "-".repeat(64))).unwrap_err();
+        assert!(matches!(
+            err,
+            ObfError::Board {
+                line: 2,
+                source: PositionError::EmptyCentre { .. }
+            }
+        ));
+        assert!(err
+            .to_string()
+            .starts_with("line 2: impossible position: centre square d4 is empty"));
     }
 
     #[test]

@@ -56,14 +56,56 @@ pub enum PositionError {
         index: usize,
     },
     /// No side to move after the board.
-    #[error("board string has no side to move: add X (black) or O (white) after the squares")]
-    MissingSide,
+    #[error(
+        "board string has no side to move after its {squares} squares: add X (black) or O \
+         (white){}",
+        missing_side_hint(*.ends_with_side)
+    )]
+    MissingSide {
+        /// Squares found (the board's count).
+        squares: usize,
+        /// The board part ends with a character that also names a side (`X`, `O`): with one
+        /// square too few, it was meant as the side to move.
+        ends_with_side: bool,
+    },
     /// Something other than one side letter after the board.
     #[error("bad side to move {0:?}: expected X (black) or O (white)")]
     BadSide(String),
     /// Bitboards that overlap or use squares off the board.
     #[error("bitboards overlap or use squares off the {0}x{0} board")]
     BadBitboards(usize),
+    /// A centre square is empty: no game reaches such a position.
+    #[error(
+        "impossible position: centre square {square} is empty, but every Othello position has \
+         the four centre squares filled (they start filled and discs are never removed)"
+    )]
+    EmptyCentre {
+        /// The first empty centre square.
+        square: Square,
+    },
+}
+
+impl PositionError {
+    /// Whether the text was read but describes a position no game reaches (as opposed to text
+    /// that is not a board string at all).
+    #[must_use]
+    pub fn is_impossible(&self) -> bool {
+        matches!(self, PositionError::EmptyCentre { .. })
+    }
+}
+
+fn missing_side_hint(ends_with_side: bool) -> &'static str {
+    if ends_with_side {
+        "; if the last character was meant as the side to move, one square is missing"
+    } else {
+        ""
+    }
+}
+
+/// The four centre squares of an `n x n` board (`d4`, `e4`, `d5`, `e5` on 8x8).
+const fn centre(n: usize) -> u64 {
+    let d4 = 1u64 << (9 * (n / 2 - 1));
+    d4 | d4 << 1 | d4 << 8 | d4 << 9
 }
 
 const fn board_mask(n: usize) -> u64 {
@@ -102,6 +144,8 @@ impl<const N: usize> Othello<N> {
 
     /// The squares of this board in the 8x8 layout.
     pub const MASK: u64 = board_mask(N);
+    /// The four centre squares, filled in every position a game reaches.
+    pub const CENTRE: u64 = centre(N);
     /// Number of squares.
     pub const SQUARES: usize = N * N;
 
@@ -121,7 +165,9 @@ impl<const N: usize> Othello<N> {
         }
     }
 
-    /// A position from absolute bitboards (bit 0 = `a1`) and the side to move.
+    /// A position from absolute bitboards (bit 0 = `a1`) and the side to move. Any arrangement
+    /// of discs is accepted (puzzles, tests); [`validate`](Self::validate) checks that a game
+    /// can reach it.
     ///
     /// # Errors
     /// [`PositionError::BadBitboards`] when the boards overlap or use squares off this board.
@@ -270,9 +316,11 @@ impl<const N: usize> Othello<N> {
         s
     }
 
-    /// Parses a board string (see [`board_string`](Self::board_string)). Also accepts `x`/`*`
-    /// for black, `o` for white, `.` for empty, and `B`/`W` for the side; white space between the
-    /// board and the side is optional.
+    /// Reads a board string (see [`board_string`](Self::board_string)) as written, whatever
+    /// the arrangement of discs (puzzles, tests). Also accepts `x`/`*` for black, `o` for white,
+    /// `.` for empty, and `B`/`W` for the side; white space between the board and the side is
+    /// optional. Text from outside goes through [`parse`](str::parse) ([`FromStr`]), which also
+    /// [validates](Self::validate) the position.
     ///
     /// # Errors
     /// A [`PositionError`] saying what is wrong.
@@ -301,7 +349,12 @@ impl<const N: usize> Othello<N> {
         }
         let side_text: String = chars[N * N..].iter().collect();
         let side = match side_text.trim() {
-            "" => return Err(PositionError::MissingSide),
+            "" => {
+                return Err(PositionError::MissingSide {
+                    squares: N * N,
+                    ends_with_side: matches!(chars[N * N - 1], 'X' | 'x' | '*' | 'O' | 'o'),
+                })
+            }
             "X" | "x" | "B" | "b" | "*" => Color::Black,
             "O" | "o" | "W" | "w" => Color::White,
             _ if run > N * N + 1 => {
@@ -314,6 +367,19 @@ impl<const N: usize> Othello<N> {
             other => return Err(PositionError::BadSide(other.to_string())),
         };
         Self::from_bitboards(black, white, side)
+    }
+
+    /// Checks that a game can reach this position: the four centre squares are filled (they
+    /// start filled and discs are never removed).
+    ///
+    /// # Errors
+    /// [`PositionError::EmptyCentre`] naming the first empty centre square.
+    pub fn validate(&self) -> Result<(), PositionError> {
+        let empty = Self::CENTRE & !(self.player | self.opponent);
+        match Square::from_index(empty.trailing_zeros()) {
+            Some(square) => Err(PositionError::EmptyCentre { square }),
+            None => Ok(()),
+        }
     }
 
     /// The position as one number: each square a base-3 digit (0 empty, 1 black, 2 white; `a1`
@@ -399,11 +465,15 @@ impl<const N: usize> fmt::Display for Othello<N> {
     }
 }
 
+/// A board string from outside: read by [`Othello::from_board_string`], then
+/// [validated](Othello::validate).
 impl<const N: usize> FromStr for Othello<N> {
     type Err = PositionError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::from_board_string(s)
+        let pos = Self::from_board_string(s)?;
+        pos.validate()?;
+        Ok(pos)
     }
 }
 

@@ -10,8 +10,16 @@ use proptest::prelude::*;
 
 fn check_board<const N: usize>(text: &str) {
     if let Ok(pos) = Othello::<N>::from_board_string(text) {
-        let again: Othello<N> = pos.to_string().parse().expect("printed board parses");
+        let again = Othello::<N>::from_board_string(&pos.to_string()).expect("printed board reads");
         assert_eq!(again, pos);
+        // The checked parse gives the same position when a game can reach it, else the reason.
+        match text.parse::<Othello<N>>() {
+            Ok(checked) => assert_eq!(checked, pos),
+            Err(e) => {
+                assert!(e.is_impossible(), "{text:?}: {e}");
+                assert_eq!(pos.validate(), Err(e));
+            }
+        }
     }
 }
 
@@ -108,7 +116,10 @@ fn board_string_errors_are_specific() {
     ));
     assert_eq!(
         Othello8::from_board_string(&start[..64]),
-        Err(PositionError::MissingSide)
+        Err(PositionError::MissingSide {
+            squares: 64,
+            ends_with_side: false
+        })
     );
     assert!(matches!(
         Othello8::from_board_string(&start.replacen('-', "?", 1)),
@@ -122,4 +133,75 @@ fn board_string_errors_are_specific() {
     let compact = format!("{}X", &start[..64]);
     assert_eq!(Othello8::from_board_string(&compact), Ok(Othello8::new()));
     assert!(Othello4::from_board_string(&start).is_err());
+}
+
+/// Positions from outside are checked against the rules: a board string of a position no game
+/// reaches is refused with a typed error that says why (issue 12: an empty board was accepted
+/// and shown as "Draw, 32-32"); real positions of every size pass.
+#[test]
+fn impossible_positions_are_refused() {
+    use othello::PositionError;
+    let empty = format!("{} X", "-".repeat(64));
+    let e = empty.parse::<Othello8>().unwrap_err();
+    assert_eq!(
+        e,
+        PositionError::EmptyCentre {
+            square: "d4".parse().unwrap()
+        }
+    );
+    assert!(e.is_impossible());
+    assert!(e.to_string().contains("centre square d4 is empty"), "{e}");
+    // One centre square missing, on each board size.
+    let start8 = Othello8::new().to_string().replacen('X', "-", 1); // e4 is the first X
+    assert!(matches!(
+        start8.parse::<Othello8>(),
+        Err(PositionError::EmptyCentre { square }) if square.to_string() == "e4"
+    ));
+    let six = "--------------O-----XO-------------- X"; // d3 empty
+    assert_eq!(
+        six.parse::<Othello6>().unwrap_err().to_string(),
+        "impossible position: centre square d3 is empty, but every Othello position has the \
+         four centre squares filled (they start filled and discs are never removed)"
+    );
+    assert!("XX-------------- O".parse::<Othello4>().is_err());
+    // The reader itself takes any arrangement (puzzles, tests); the check is separate.
+    assert!(Othello8::from_board_string(&empty).is_ok());
+    // Reachable positions pass: the starts and a game played out.
+    assert!(Othello4::new().validate().is_ok());
+    assert!(Othello6::new().to_string().parse::<Othello6>().is_ok());
+    let game = replay_transcript::<8>("f5d6c3d3c4f4f6f3e6e7d7c6").unwrap();
+    for pos in game.positions() {
+        assert_eq!(pos.to_string().parse::<Othello8>().as_ref(), Ok(pos));
+    }
+}
+
+/// A bad side to move or a square too few is named as such (issue 12), not as something else.
+#[test]
+fn board_strings_name_a_missing_square_and_a_bad_side() {
+    use othello::PositionError;
+    let start = Othello8::new().to_string();
+    let board = &start[..64];
+    let e = format!("{board} Z").parse::<Othello8>().unwrap_err();
+    assert_eq!(e, PositionError::BadSide("Z".into()));
+    assert_eq!(
+        e.to_string(),
+        "bad side to move \"Z\": expected X (black) or O (white)"
+    );
+    let e = format!("{} X", &board[1..])
+        .parse::<Othello8>()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "board string has 63 squares, expected 64 (8x8)"
+    );
+    // 63 squares and the side without a space: the side reads as the 64th square.
+    let e = format!("{}X", &board[1..]).parse::<Othello8>().unwrap_err();
+    assert_eq!(
+        e,
+        PositionError::MissingSide {
+            squares: 64,
+            ends_with_side: true
+        }
+    );
+    assert!(e.to_string().contains("one square is missing"), "{e}");
 }

@@ -1,5 +1,6 @@
-//! Outside records: every WTHOR game replays legally, and every FFO position parses, round-trips
-//! and has exactly the legal moves the suite lists.
+//! Outside records: every WTHOR game replays legally through positions that pass the check for
+//! positions from outside, and every FFO position parses (checked), round-trips and has exactly
+//! the legal moves the suite lists.
 
 mod common;
 
@@ -46,7 +47,13 @@ fn every_wthor_game_replays_without_an_illegal_move() {
                 .replay()
                 .unwrap_or_else(|e| panic!("{} game {i}: {e}", path.display()));
             passes += replay.moves().iter().filter(|m| **m == Move::Pass).count();
+            // Every position of a real game passes the check for positions from outside.
+            for pos in replay.positions() {
+                pos.validate()
+                    .unwrap_or_else(|e| panic!("{} game {i}: {pos}: {e}", path.display()));
+            }
             let last = replay.last();
+            assert_eq!(last.to_string().parse::<Othello8>().as_ref(), Ok(last));
             games += 1;
             if last.is_over() {
                 finished += 1;

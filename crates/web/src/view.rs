@@ -187,9 +187,12 @@ impl<const N: usize> WebGame for Othello<N> {
         if text.is_empty() {
             return Err("empty position: give a transcript like f5d6c3 or a board string".into());
         }
-        let board = Othello::<N>::from_board_string(text);
-        if let Ok(pos) = board {
-            return Ok((Vec::new(), pos));
+        // A board string is checked against the rules (no empty centre square).
+        let board = text.parse::<Othello<N>>();
+        match &board {
+            Ok(pos) => return Ok((Vec::new(), *pos)),
+            Err(e) if e.is_impossible() => return Err(e.to_string()),
+            Err(_) => {}
         }
         // Text made of board characters (X, O, -) is meant as a board string: its own error says
         // what is wrong (a missing square, a bad side to move), not the transcript reader's.
@@ -345,8 +348,23 @@ impl<V: Variant> WebGame for Gomoku<V> {
 
     fn parse_position(text: &str) -> Result<(Vec<Point>, Self), String> {
         let text = text.trim();
-        if let Ok(pos) = text.parse::<Gomoku<V>>() {
-            return Ok((Vec::new(), pos));
+        match text.parse::<Gomoku<V>>() {
+            Ok(pos) => return Ok((Vec::new(), pos)),
+            // Read as a board, but no game reaches it (stone counts, fives): say why.
+            Err(
+                e @ (gomoku::BoardStringError::Impossible(_) | gomoku::BoardStringError::Board(_)),
+            ) => return Err(e.to_string()),
+            // Board characters and no digits (moves have ranks) are meant as a board string:
+            // its own error (the size, a bad side to move), not the move reader's.
+            Err(e) => {
+                let board_chars = text
+                    .chars()
+                    .filter(|c| matches!(c, 'X' | 'x' | 'O' | 'o' | '*' | '-' | '.'))
+                    .count();
+                if board_chars >= V::SIZE && !text.chars().any(|c| c.is_ascii_digit()) {
+                    return Err(format!("bad board string: {e}"));
+                }
+            }
         }
         let mut pos = Gomoku::<V>::start();
         let mut moves = Vec::new();
