@@ -220,9 +220,10 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
                     .play(mv)
                     .map_err(|e| anyhow::anyhow!("{side} ({name}) chose an illegal move: {e}"))?;
                 // The agent's score with its unit (discs, its own units, an expected result).
-                let eval = decision
-                    .value()
-                    .map_or_else(String::new, |s| format!(" (eval {s})"));
+                let eval = decision.value().map_or_else(String::new, |s| {
+                    let exact = if s.is_proven() { ", exact" } else { "" };
+                    format!(" (eval {s}{exact})")
+                });
                 let text = if G::is_pass(mv) {
                     format!("{side} ({name}) has no legal move and passes.")
                 } else {

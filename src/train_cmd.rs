@@ -324,7 +324,7 @@ fn run_config(args: &TrainArgs, game: GameId) -> RunConfig {
 /// really happen, in words.
 fn rounding_note(run: &RunConfig, what: &str, every: usize, start: usize) -> Option<String> {
     let round = run.round_games();
-    if every % round == 0 {
+    if every.is_multiple_of(round) {
         return None;
     }
     let at = run.event_episodes(every, start);

@@ -410,3 +410,24 @@ fn serving_beyond_loopback_is_an_explicit_choice_with_a_warning() {
         "{text}"
     );
 }
+
+#[test]
+fn an_exact_move_says_so() {
+    let (ok, out, err) = stonelab(
+        &[
+            "play", "--game", "othello4", "--black", "solver", "--white", "greedy",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    // The solver settles 4x4 from the first move: a proven result, marked exact.
+    let first = out
+        .lines()
+        .find(|l| l.contains("black (solver) plays"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(first.contains(", exact)."), "{first}");
+    assert!(
+        !out.contains("(greedy) plays a1 (eval +0.00, exact)"),
+        "{out}"
+    );
+}

@@ -262,6 +262,8 @@ impl<G: WebGame> GameSession<G> {
             "index": G::display_index(d.mv),
             "score": d.score,
             "eval": eval_json(d.value()),
+            // Proven by a search that reached every end (an exact solve or a forced result).
+            "exact": d.value().is_some_and(search::Score::is_proven),
             "pv": d.pv.iter().map(ToString::to_string).collect::<Vec<_>>(),
             "depth": d.depth,
             "nodes": d.nodes,

@@ -109,6 +109,8 @@ async fn an_abandoned_request_never_leaves_its_game_busy() {
     let (status, reply) = think(&app, &b, 100).await.expect("task");
     assert_eq!(status, StatusCode::OK, "{reply}");
     assert_eq!(reply["state"]["busy"], false);
+    // A heuristic midgame move is not exact.
+    assert_eq!(reply["decision"]["exact"], false, "{reply}");
 }
 
 #[tokio::test]

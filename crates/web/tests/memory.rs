@@ -116,6 +116,7 @@ fn memory_stays_under_the_budget_whatever_the_games() {
             let (status, reply) = task.await.expect("task");
             assert_eq!(status, StatusCode::OK, "{reply}");
             assert_eq!(reply["decision"]["eval"]["kind"], "proven", "{reply}");
+            assert_eq!(reply["decision"]["exact"], true, "{reply}");
         }
         let (_, peak) = memory();
         assert!(
