@@ -364,14 +364,20 @@ fn server_output(args: &[&str]) -> String {
     });
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let mut text = String::new();
-    while let Ok(line) =
-        rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
-    {
+    let mut running = false;
+    loop {
+        // Once it runs, what the other stream printed before arrives within moments.
+        let wait = if running {
+            std::time::Duration::from_millis(500)
+        } else {
+            deadline.saturating_duration_since(std::time::Instant::now())
+        };
+        let Ok(line) = rx.recv_timeout(wait) else {
+            break;
+        };
+        running |= line.contains("stonelab is running");
         text.push_str(&line);
         text.push('\n');
-        if line.contains("stonelab is running") {
-            break;
-        }
     }
     let _ = child.kill();
     let _ = child.wait();
@@ -426,8 +432,9 @@ fn an_exact_move_says_so() {
         .find(|l| l.contains("black (solver) plays"))
         .unwrap_or_else(|| panic!("{out}"));
     assert!(first.contains(", exact)."), "{first}");
-    assert!(
-        !out.contains("(greedy) plays a1 (eval +0.00, exact)"),
-        "{out}"
-    );
+    // Greedy's one-ply disc counts are not.
+    assert!(out
+        .lines()
+        .filter(|l| l.contains("(greedy) plays"))
+        .all(|l| !l.contains("exact")));
 }
