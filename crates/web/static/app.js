@@ -4,6 +4,9 @@
   const $ = (id) => document.getElementById(id);
   const SIDES = ['black', 'white'];
   const WIN = 1000000; // |score| >= WIN: a proven win or loss
+  // Scores within MATE_WINDOW below WIN are proven too: engines that count plies to a forced
+  // win (the Gomoku engine) report `WIN - plies` (see crates/search/src/score.rs).
+  const MATE_WINDOW = 1000;
   const C = 40; // SVG units per board cell
   const ANALYSIS_MS = 300;
 
@@ -41,36 +44,61 @@
   const num = (v) => typeof v === 'number' && isFinite(v);
   const r1 = (v) => Math.round(v * 10) / 10;
 
+  // A raw score proves a result: |score| >= WIN (margin |score| - WIN), or a mate distance
+  // WIN - plies just below it.
+  const isProven = (s) => num(s) && Math.abs(s) > WIN - MATE_WINDOW;
+  // A proven raw score in words from its side's point of view: "win by 6" / "loss by 2" /
+  // "draw" (a margin), or "win in 3" / "loss in 2" (moves of the side that wins, for engines
+  // that report the distance to a forced win as WIN - plies).
+  function provenWords(s) {
+    const a = Math.abs(s);
+    if (a >= WIN) {
+      const margin = Math.round(a - WIN);
+      if (margin === 0) return 'draw';
+      return (s > 0 ? 'win by ' : 'loss by ') + margin;
+    }
+    const moves = Math.max(1, Math.ceil((WIN - a) / 2));
+    return (s > 0 ? 'win in ' : 'loss in ') + moves;
+  }
   // A plain number with its sign (analysis scores: Othello discs, Gomoku engine units).
   function fmtScore(s) {
     if (!num(s)) return '–';
-    if (Math.abs(s) >= WIN) return s > 0 ? 'win' : 'loss';
+    if (isProven(s)) return Math.abs(s) >= WIN ? (s > 0 ? 'win' : s < 0 ? 'loss' : 'draw') : provenWords(s);
     const v = Number.isInteger(s) ? s : s.toFixed(1);
     return s > 0 ? '+' + v : String(v);
   }
   // An agent's score (decisions, hints, per-move evals). Othello agents score in the
-  // evaluator's units, 100 per disc, and a proven result as ±(WIN + margin in discs).
+  // evaluator's units, 100 per disc, and a proven result as ±(WIN + margin in discs); the
+  // Gomoku engine in its own units, and a forced win as WIN - plies.
   function fmtEval(s, family) {
     if (!num(s)) return '–';
-    const proven = Math.abs(s) >= WIN;
+    if (isProven(s)) return provenWords(s);
     if (family === 'othello') {
-      if (proven) {
-        const margin = Math.round(Math.abs(s) - WIN);
-        if (margin === 0) return 'draw';
-        return (s > 0 ? 'win by ' : 'loss by ') + margin;
-      }
       const d = s / 100;
       const v = Math.abs(d).toFixed(1);
       return v === '0.0' ? '0.0' : (d > 0 ? '+' : '-') + v;
     }
-    if (proven) return s > 0 ? 'win' : 'loss';
     return fmtScore(s);
   }
   // A decision's score as the server words it, with its unit (an agent may score in discs,
-  // its own units or an expected result); older replies without it fall back to fmtEval.
+  // its own units or an expected result); older replies without it fall back to fmtEval. A
+  // proven result found at a distance (`eval.value` is then only its sign) says how far:
+  // "win in 3", never a raw 999997.
   function evalText(d, family) {
+    if (d && isProven(d.score) && Math.abs(d.score) < WIN) return provenWords(d.score);
     if (d && d.eval && typeof d.eval.text === 'string') return d.eval.text;
     return fmtEval(d ? d.score : undefined, family);
+  }
+  // A per-move evaluation (Black's point of view, as the state's `evals` / `eval_texts`) for
+  // people: a proven result by who wins ("White wins in 1", "Black wins by 6", "draw"),
+  // anything else as Black's value with its unit ("Black +1.20", "Black expects -0.30").
+  function povText(v, text, family) {
+    if (isProven(v)) {
+      const words = provenWords(Math.abs(v));
+      if (words === 'draw') return 'draw';
+      return (v > 0 ? 'Black ' : 'White ') + words.replace(/^win/, 'wins');
+    }
+    return 'Black ' + (typeof text === 'string' && text ? text : fmtEval(v, family));
   }
   function curFamily() {
     return S.game ? S.game.family : '';
@@ -124,11 +152,70 @@
     kind = kind || 'info';
     el.textContent = msg;
     el.className = 'toast show ' + kind;
+    placeToast();
     clearTimeout(S.toastTimer);
     S.toastTimer = setTimeout(() => {
       el.className = 'toast ' + kind;
       S.toastTimer = setTimeout(() => { el.textContent = ''; }, 300);
     }, ms || (kind === 'error' ? 6000 : 3000));
+  }
+
+  // The toast goes where it covers no control: over the status lines when they are on screen
+  // (they hold only text), else under the top bar, else at the bottom or in a corner; the
+  // first place that overlaps no visible button, field or board point wins (the least
+  // overlap when none is free).
+  const CONTROLS = 'button, select, input, textarea, a[href], [role="button"], label.check, label.speed';
+  function placeToast() {
+    const el = $('status');
+    if (!el.classList.contains('show')) return;
+    const vw = document.documentElement.clientWidth || window.innerWidth;
+    const vh = window.innerHeight;
+    const bar = document.querySelector('.topbar');
+    const top0 = bar ? Math.max(0, bar.getBoundingClientRect().bottom) : 0;
+    const rects = [];
+    for (const c of document.querySelectorAll(CONTROLS)) {
+      if (c.closest('[hidden]') || c === el) continue;
+      const r = c.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && r.bottom > 0 && r.top < vh) rects.push(r);
+    }
+    const size = (maxW) => {
+      el.style.maxWidth = Math.max(120, Math.floor(maxW)) + 'px';
+      return [el.offsetWidth, el.offsetHeight, Math.max(120, Math.floor(maxW))];
+    };
+    const gap = 10;
+    const wide = Math.min(560, vw - 2 * gap);
+    const spots = [];
+    const sb = document.querySelector('.statusbar').getBoundingClientRect();
+    if (sb.width > 0 && sb.top >= top0 && sb.bottom <= vh) {
+      const [w, h, m] = size(sb.width);
+      spots.push([sb.left + (sb.width - w) / 2, sb.top + Math.max(0, (sb.height - h) / 2), w, h, m]);
+    }
+    const [w, h, m] = size(wide);
+    spots.push([(vw - w) / 2, top0 + gap, w, h, m]);
+    spots.push([(vw - w) / 2, vh - h - gap, w, h, m]);
+    spots.push([gap, vh - h - gap, w, h, m]);
+    spots.push([vw - w - gap, vh - h - gap, w, h, m]);
+    spots.push([gap, top0 + gap, w, h, m]);
+    spots.push([vw - w - gap, top0 + gap, w, h, m]);
+    const overlap = (x, y, sw, shh) => {
+      let area = 0;
+      for (const r of rects) {
+        const ox = Math.min(x + sw, r.right + 2) - Math.max(x, r.left - 2);
+        const oy = Math.min(y + shh, r.bottom + 2) - Math.max(y, r.top - 2);
+        if (ox > 0 && oy > 0) area += ox * oy;
+      }
+      return area;
+    };
+    let best = null;
+    for (const sp of spots) {
+      const a = overlap(sp[0], sp[1], sp[2], sp[3]);
+      if (!best || a < best.a) best = { sp, a };
+      if (a === 0) break;
+    }
+    const [x, y, , , maxW] = best.sp;
+    el.style.maxWidth = maxW + 'px';
+    el.style.left = Math.round(Math.max(0, x)) + 'px';
+    el.style.top = Math.round(Math.max(0, y)) + 'px';
   }
 
   // ---------------------------------------------------------------- API
@@ -242,8 +329,18 @@
       return null;
     }
     const msg = e.message;
-    if (kind === 'position') showPositionError(msg);
-    if (e.status === 404 && kind !== 'new') {
+    if (kind === 'new') {
+      // The server refused the new game (full, bad player, ...): say so where the board is,
+      // with Retry; never a silent "Loading…".
+      showLoadError('Could not start a new game: ' + msg, true);
+      return null;
+    }
+    // A refused position is shown once, under its field (not also as a toast).
+    if (kind === 'position' && e.status >= 400 && e.status < 500 && e.status !== 404 && e.status !== 409) {
+      showPositionError(msg);
+      return null;
+    }
+    if (e.status === 404) {
       S.lost = true;
       toast('This game no longer exists on the server (was it restarted?). Press New game.', 'error', 10000);
       return null;
@@ -373,6 +470,7 @@
   function newGame() {
     if (!S.catalog) return;
     const body = Object.assign({ game: S.gameId }, playerSpecs(S.gameId));
+    showLoadError('');
     resetRunner();
     S.gen++;
     S.paused = false;
@@ -387,13 +485,33 @@
     }, { user: true });
   }
 
-  function applyPlayers() {
+  function applyPlayers(what) {
     if (!S.game) return;
     const body = playerSpecs(S.game.game);
     gameCall('players', 'POST', '/players', body, (st) => {
       apply(st);
-      toast('Players updated.', 'ok');
+      toast(typeof what === 'string' ? what : 'Players updated.', 'ok');
     }, { user: true });
+  }
+
+  // Swap is immediate: the fields swap and the game gets the swapped players at once.
+  function swapPlayers() {
+    const b = $('black-spec').value;
+    $('black-spec').value = $('white-spec').value;
+    $('white-spec').value = b;
+    SIDES.forEach(syncSelect);
+    if (S.game && S.game.game === S.gameId) applyPlayers('Players swapped.');
+  }
+
+  // The message shown in place of the board when a game cannot be started (or the catalog
+  // cannot be loaded), with Retry; '' hides it. `dismissable`: a game is still there to go
+  // back to.
+  function showLoadError(msg, dismissable) {
+    const box = $('load-error');
+    $('load-error-text').textContent = msg || '';
+    box.hidden = !msg;
+    $('load-error-dismiss').hidden = !(msg && dismissable && S.game);
+    if (msg && !S.game) renderStatus();
   }
 
   function setPosition() {
@@ -480,6 +598,8 @@
     S.game = g;
     S.lost = false;
     if (!same) {
+      showLoadError('');
+      showPositionError('');
       // A new game replaced the one shown: let the server free the old one.
       if (prev) forgetGame(prev.id);
       S.decision = { black: null, white: null };
@@ -565,7 +685,9 @@
     if (!g) { svg.innerHTML = ''; S.geom = null; return; }
     const N = g.size;
     const oth = g.family === 'othello';
-    const M = Math.round(C * (N >= 13 ? 0.92 : 0.72));
+    // The margin holds the coordinates: a little wider on big Gomoku boards, narrower on small
+    // Othello boards, whose cells are drawn large (a 4x4 board's margin would be huge).
+    const M = Math.round(C * (N >= 13 ? 0.92 : N < 8 ? 0.72 * Math.max(0.5, N / 8) : 0.72));
     const W = N * C + 2 * M;
     const X = (i) => M + (i % N) * C + C / 2;
     const Y = (i) => M + Math.floor(i / N) * C + C / 2;
@@ -607,9 +729,8 @@
         h.push('<circle class="star" cx="' + (M + c * C + C / 2) + '" cy="' + (M + r * C + C / 2) + '" r="' + C * 0.1 + '"/>');
       }
     }
-    // Coordinates on all four edges, sized in board units so they scale with the board
-    // (and a little larger on big Gomoku boards, whose margin is wider).
-    h.push('<g class="lbls" font-size="' + r1(M * (N >= 13 ? 0.6 : 0.48)) + '">');
+    // Coordinates on all four edges; sizeLabels() sizes them from the cell size on screen.
+    h.push('<g class="lbls" font-size="' + r1(M * 0.48) + '">');
     for (let k = 0; k < N; k++) {
       const p = M + k * C + C / 2;
       const f = esc(g.files[k]);
@@ -684,8 +805,24 @@
     const act = document.activeElement;
     const focusedAt = act && act !== svg && svg.contains(act) && act.getAttribute ? act.getAttribute('data-index') : null;
     svg.innerHTML = h.join('');
+    sizeLabels();
     if (focusedAt !== null) focusPoint(Number(focusedAt));
     renderOverlay();
+  }
+
+  // Coordinate labels: about a third of a cell on screen, between 9 and 15 CSS pixels
+  // whatever the board size (a 4x4 board's cells are large: its labels stay modest), and
+  // never wider than the margin they sit in.
+  function sizeLabels() {
+    const svg = $('board');
+    const gr = svg.querySelector('.lbls');
+    if (!gr || !S.geom) return;
+    const px = svg.getBoundingClientRect().width;
+    if (!(px > 0)) return;
+    const scale = px / S.geom.W; // CSS pixels per board unit
+    const want = Math.max(9, Math.min(15, C * scale * 0.3));
+    const units = Math.min(want / scale, S.geom.M * 0.62);
+    gr.setAttribute('font-size', String(r1(units * 10) / 10));
   }
 
   function focusPoint(i) {
@@ -729,7 +866,7 @@
     if (oth && g.human_to_move) {
       for (const l of g.legal) {
         if (validIndex(l.index) && !scored.has(l.index)) {
-          h.push('<circle class="legal-dot ' + g.to_move + '" cx="' + X(l.index) + '" cy="' + Y(l.index) + '" r="' + C * 0.12 + '"/>');
+          h.push('<circle class="legal-dot ' + g.to_move + '" cx="' + X(l.index) + '" cy="' + Y(l.index) + '" r="' + r1(C * 0.13) + '"/>');
         }
       }
     }
@@ -763,33 +900,67 @@
   function renderStatus() {
     const g = S.game;
     const turn = $('turn');
-    if (!g) { turn.textContent = 'Loading…'; return; }
-    if (g.over) {
-      turn.innerHTML = '<span class="turn-text">Game over</span>';
-    } else {
+    if (!g) {
+      turn.textContent = $('load-error').hidden ? 'Loading…' : 'No game';
+      return;
+    }
+    // The result takes the turn line's place (same height: nothing below moves).
+    turn.hidden = g.over;
+    if (!g.over) {
       const spec = g.players[g.to_move];
       const who = isHuman(spec) ? (bothHumans(g) ? 'Human' : 'your move') : specName(spec);
       turn.innerHTML = '<span class="disc ' + g.to_move + '" aria-hidden="true"></span><span class="turn-text">' +
         cap(g.to_move) + ' to move</span><span class="who">' + esc(who) + '</span>';
+    } else {
+      turn.textContent = '';
     }
     for (const side of SIDES) {
+      const spec = g.players[side];
+      const human = isHuman(spec);
       $('count-' + side).textContent = String(num(g.counts[side]) ? g.counts[side] : 0);
-      $('who-' + side).textContent = isHuman(g.players[side]) ? 'Human' : specName(g.players[side]);
-      $('chip-' + side).title = cap(side) + ': ' + playerLabel(g.players[side]);
+      // Who plays the side, on every screen: "Human" or "AI" (with the agent where it fits).
+      $('who-' + side).innerHTML = '<span class="role ' + (human ? 'human' : 'ai') + '">' + (human ? 'Human' : 'AI') + '</span>' +
+        (human ? '' : '<span class="name">' + esc(specName(spec)) + '</span>');
+      $('chip-' + side).title = cap(side) + ': ' + playerLabel(spec) + (human ? '' : ' (AI)');
       $('chip-' + side).classList.toggle('to-move', !g.over && g.to_move === side);
+      // A pass leaves no stone to mark: the side that passed says so on its chip.
+      $('pass-' + side).hidden = !(g.last && g.last.pass && g.last.color === side);
     }
     const banner = $('banner');
+    const resultText = g.over ? (g.result && g.result.text) || 'Game over.' : '';
+    const note = g.over ? resultNote(g) : '';
     banner.hidden = !g.over;
-    banner.textContent = g.over ? (g.result && g.result.text) || 'Game over.' : '';
+    banner.textContent = resultText;
+    banner.title = note ? resultText + ' ' + note : resultText;
     const winner = g.result ? g.result.winner : null;
     banner.className = 'banner' + (g.over ? (winner === 'white' ? ' white-wins' : winner === 'black' ? ' black-wins' : ' draw') : '');
+    const rn = $('result-note');
+    rn.textContent = note;
+    rn.hidden = !note;
     const parts = [];
     if (g.notice) parts.push(String(g.notice));
     if (g.must_pass && g.human_to_move) parts.push(cap(g.to_move) + ' has no legal move: press Pass.');
     const notice = $('notice');
     notice.textContent = parts.join(' ');
     notice.hidden = !parts.length;
-    document.title = 'stonelab · ' + (g.over ? (g.result && g.result.text) || 'Game over' : cap(g.to_move) + ' to move');
+    document.title = 'stonelab · ' + (g.over ? resultText : cap(g.to_move) + ' to move');
+  }
+
+  // Othello: a game that ends with empty squares gives them to the winner (split on a draw),
+  // so the result differs from the discs on the board: say why.
+  function resultNote(g) {
+    if (g.family !== 'othello' || !g.over) return '';
+    const b = num(g.counts.black) ? g.counts.black : 0;
+    const w = num(g.counts.white) ? g.counts.white : 0;
+    const empty = g.size * g.size - b - w;
+    if (empty <= 0) return '';
+    const sq = empty === 1 ? '1 empty square' : empty + ' empty squares';
+    const winner = g.result ? g.result.winner : null;
+    if (winner === 'black' || winner === 'white') {
+      const has = winner === 'black' ? b : w;
+      return '(' + sq + (empty === 1 ? ' goes' : ' go') + ' to the winner: ' + cap(winner) + ' ' + has + ' + ' + empty + ' = ' + (has + empty) + ')';
+    }
+    return '(' + sq + (empty === 1 ? ' is' : ' are') + ' split between the players)';
   }
 
   function bothHumans(g) {
@@ -810,8 +981,9 @@
       const m = g.moves[p];
       const ev = g.evals[p];
       const cls = 'mv' + (p === n - 1 ? ' current' : '') + (m.toLowerCase() === 'pass' ? ' pass' : '');
-      const text = g.eval_texts && typeof g.eval_texts[p] === 'string' ? g.eval_texts[p] : (num(ev) ? fmtEval(ev, g.family) : '');
-      const title = cap(colorOf(p)) + ' ' + m + (text ? ', eval ' + text + ' (Black)' : '');
+      const et = g.eval_texts && typeof g.eval_texts[p] === 'string' ? g.eval_texts[p] : '';
+      const text = num(ev) ? povText(ev, et, g.family) : et ? 'Black ' + et : '';
+      const title = cap(colorOf(p)) + ' ' + m + (text ? ', eval: ' + text : '');
       return '<span class="' + cls + '" data-ply="' + p + '" title="' + esc(title) + '"' + (p === n - 1 ? ' aria-current="true"' : '') + '>' + esc(m) + '</span>';
     };
     const rows = [];
@@ -834,24 +1006,32 @@
     const P = 5;
     const mid = H / 2;
     const ev = g ? g.evals : [];
+    const texts = g && Array.isArray(g.eval_texts) ? g.eval_texts : [];
     const n = Math.max(ev.length, g ? g.moves.length : 0);
     const h = ['<rect class="g-top" x="0" y="0" width="' + W + '" height="' + mid + '"/>',
       '<rect class="g-bot" x="0" y="' + mid + '" width="' + W + '" height="' + mid + '"/>',
       '<line class="g-zero" x1="0" y1="' + mid + '" x2="' + W + '" y2="' + mid + '"/>'];
     const vals = ev.filter(num);
     if (!vals.length) {
-      h.push('<text x="' + W / 2 + '" y="' + (mid - 8) + '" text-anchor="middle">No evaluations yet</text>');
+      // "Nothing yet" only when the page shows no evaluation at all (the engine's candidate
+      // moves listed below are evaluations too).
+      const an = currentAnalysis();
+      if (!(an && an.some((m) => num(m.score)))) {
+        h.push('<text class="g-empty" x="' + W / 2 + '" y="' + (mid - 8) + '" text-anchor="middle">No evaluations yet</text>');
+      }
       svg.innerHTML = h.join('');
       return;
     }
+    // The scale: the largest unproven value (proven results, mate distances included, sit on
+    // the edges and never set the scale: no "+999999").
     let m = 0;
-    for (const v of vals) if (Math.abs(v) < WIN) m = Math.max(m, Math.abs(v));
+    for (const v of vals) if (!isProven(v)) m = Math.max(m, Math.abs(v));
     if (m === 0) m = g.family === 'othello' ? 100 : 1;
     const scale = m * 1.1;
     const x = (i) => (n <= 1 ? W / 2 : P + (i * (W - 2 * P)) / (n - 1));
     const y = (v) => {
-      // Proven results sit on the edges (a proven Othello draw on the zero line).
-      const t = Math.abs(v) >= WIN ? (g.family === 'othello' && Math.round(Math.abs(v) - WIN) === 0 ? 0 : Math.sign(v)) : Math.max(-1, Math.min(1, v / scale));
+      // Proven results sit on the edges (a proven draw on the zero line).
+      const t = isProven(v) ? (Math.abs(v) >= WIN && Math.round(Math.abs(v) - WIN) === 0 ? 0 : Math.sign(v)) : Math.max(-1, Math.min(1, v / scale));
       return mid - t * (mid - P);
     };
     let line = '';
@@ -865,14 +1045,16 @@
       seg = [];
     };
     const dots = [];
+    let last = -1;
     for (let i = 0; i < ev.length; i++) {
       const v = ev[i];
       if (!num(v)) { flush(); continue; }
+      last = i;
       const px = r1(x(i));
       const py = r1(y(v));
       seg.push([px, py]);
       dots.push('<circle class="g-dot" cx="' + px + '" cy="' + py + '" r="' + (ev.length > 80 ? 1.2 : 2) + '"><title>' +
-        (i + 1) + '. ' + esc(g.moves[i] || '') + ': ' + esc(fmtEval(v, g.family)) + '</title></circle>');
+        (i + 1) + '. ' + esc(g.moves[i] || '') + ': ' + esc(povText(v, texts[i], g.family)) + '</title></circle>');
     }
     flush();
     h.push('<path class="g-area" d="' + area + '"/>', '<path class="g-line" d="' + line + '"/>');
@@ -880,18 +1062,24 @@
     h.push(dots.join(''));
     const top = fmtEval(m, g.family);
     h.push('<text x="4" y="11">Black ' + esc(top) + '</text>', '<text x="4" y="' + (H - 4) + '">White ' + esc(top) + '</text>');
+    // The latest evaluation in words ("White wins in 1", "Black +1.20").
+    if (last >= 0) {
+      h.push('<text class="g-last" x="' + (W - 4) + '" y="11" text-anchor="end">' + esc((last + 1) + '. ' + povText(ev[last], texts[last], g.family)) + '</text>');
+    }
     svg.innerHTML = h.join('');
   }
 
   function renderAnalysisList() {
     const el = $('analysis-list');
     const an = currentAnalysis();
-    if (!an || !an.length) { el.innerHTML = ''; el.hidden = true; return; }
+    if (!an || !an.length) { el.innerHTML = ''; el.hidden = true; renderGraph(); return; }
     const list = an.filter((m) => num(m.score)).sort((a, b) => b.score - a.score).slice(0, 10);
     el.hidden = !list.length;
     el.innerHTML = list.map((m, k) => '<li><button type="button" class="' + (k === 0 ? 'best' : '') + '" data-play="' + esc(m.move) +
-      '" title="Play ' + esc(m.move) + (m.exact ? ' (exact score)' : '') + '">' + esc(m.move) +
+      '" title="Play ' + esc(m.move) + (num(m.score) ? ': ' + esc(evalText(m, curFamily())) : '') + (m.exact ? ' (exact score)' : '') + '">' + esc(m.move) +
       '<span class="sc' + (m.exact ? ' exact' : '') + '">' + esc(fmtScore(m.score)) + '</span></button></li>').join('');
+    // The graph's "No evaluations yet" depends on this list.
+    renderGraph();
   }
 
   function renderControls() {
@@ -909,6 +1097,9 @@
     pause.hidden = noAgent;
     $('step').hidden = noAgent;
     $('step').disabled = !(S.paused && idle && agentToMove(g));
+    // Paused agent play is a state of the game, not just a button label: say so in the
+    // status line while an agent has a side and the game goes on.
+    $('paused').hidden = !(S.paused && g && !g.over && !noAgent);
     $('copy').disabled = !g || !g.transcript;
     $('copy-board').disabled = !g || !g.board_string;
     $('set-position').disabled = !g;
@@ -937,6 +1128,10 @@
     $('thinking-eval').textContent = '';
   }
 
+  // An "i" in a circle, drawn (the ⓘ character is an empty box in many fonts).
+  const INFO_ICON = '<span class="info" role="img" aria-label="Scores are from the mover\'s point of view" title="Scores are from the mover\'s point of view">' +
+    '<svg class="icon" viewBox="0 0 16 16" aria-hidden="true"><circle cx="8" cy="8" r="6.5"/><path d="M8 7.2v4.3"/><circle class="dot" cx="8" cy="4.7" r=".95"/></svg></span>';
+
   function decisionBits(d, short) {
     const bits = [];
     if (num(d.score)) bits.push('eval ' + evalText(d, curFamily()));
@@ -959,7 +1154,7 @@
       const d = S.lastDecision;
       const bits = decisionBits(d, false);
       html = '<b>' + esc(cap(d.side === 'white' ? 'white' : 'black')) + ' ' + esc(d.move || '') + '</b> (' + esc(d.agent || '') + ')' +
-        (bits ? ' · ' + esc(bits) : '') + (num(d.score) ? ' <span title="scores are from the mover\'s point of view">ⓘ</span>' : '');
+        (bits ? ' · ' + esc(bits) : '') + (num(d.score) ? ' ' + INFO_ICON : '');
     }
     el.innerHTML = html;
     el.hidden = !html;
@@ -1001,13 +1196,60 @@
     return true;
   }
 
+  // Trained models: the catalog lists them by name with the game they play, their agent and
+  // the spec that plays them (`dqn:model=othello8-dqn`). Only the current game's are offered.
+  function modelsFor(gameId, algo) {
+    const list = S.catalog && Array.isArray(S.catalog.models) ? S.catalog.models : [];
+    return list.filter((m) => m && typeof m === 'object' && typeof m.name === 'string' && m.game === gameId &&
+      (!algo || String(m.algo || '').toLowerCase() === algo.toLowerCase()));
+  }
+  function modelSpec(m) {
+    return typeof m.spec === 'string' && m.spec ? m.spec : m.algo + ':model=' + m.name;
+  }
+  function takesModel(a) {
+    return !!a && a.keys.some((k) => k.key === 'model');
+  }
+  // The `key=value` settings of a spec.
+  function specParams(spec) {
+    const out = {};
+    const str = String(spec || '');
+    const at = str.indexOf(':');
+    if (at < 0) return out;
+    for (const kv of str.slice(at + 1).split(',')) {
+      const eq = kv.indexOf('=');
+      if (eq > 0) out[kv.slice(0, eq).trim().toLowerCase()] = kv.slice(eq + 1).trim();
+    }
+    return out;
+  }
+  // The model a spec names, among the current game's models of its agent.
+  function modelOfSpec(spec) {
+    const name = specParams(spec).model;
+    return name ? modelsFor(S.gameId, specName(spec)).find((m) => m.name === name) || null : null;
+  }
+
+  // The agent menus: Human, every agent, and one entry per trained model of this game for
+  // the agents that play one ("dqn · othello8-dqn", which fills in `dqn:model=othello8-dqn`).
+  // Such an agent without a model for this game is listed, but cannot be chosen.
   function fillAgentSelects() {
     const agents = agentsFor();
+    const opts = ['<option value="human">Human</option>'];
+    for (const a of agents) {
+      const about = esc(a.about || '');
+      if (takesModel(a)) {
+        const ms = modelsFor(S.gameId, a.name);
+        if (!ms.length) {
+          opts.push('<option value="' + esc(a.name) + '" disabled title="' + about + '">' + esc(a.name) + ' (no trained model for this game)</option>');
+        }
+        for (const m of ms) {
+          opts.push('<option value="' + esc(modelSpec(m)) + '" data-model="' + esc(m.name) + '" title="' + about + '">' + esc(a.name + ' · ' + m.name) + '</option>');
+        }
+      } else {
+        opts.push('<option value="' + esc(a.name) + '" title="' + about + '">' + esc(a.name) + '</option>');
+      }
+    }
+    opts.push('<option value="__custom" hidden>Custom spec</option>');
     for (const side of SIDES) {
-      const sel = $(side + '-agent');
-      sel.innerHTML = '<option value="human">Human</option>' +
-        agents.map((a) => '<option value="' + esc(a.name) + '" title="' + esc(a.about || '') + '">' + esc(a.name) + '</option>').join('') +
-        '<option value="__custom" hidden>Custom spec</option>';
+      $(side + '-agent').innerHTML = opts.join('');
       syncSelect(side);
     }
   }
@@ -1020,7 +1262,10 @@
     const a = agentsFor().find((x) => x.name.toLowerCase() === name);
     let v = '__custom';
     if (isHuman(spec)) v = 'human';
-    else if (a) v = a.name;
+    else if (a && takesModel(a)) {
+      const m = modelOfSpec(spec);
+      if (m) v = modelSpec(m);
+    } else if (a) v = a.name;
     else if (!spec) {
       const e = gameEntry(S.gameId);
       const d = agentsFor().find((x) => x.name.toLowerCase() === specName(e && e.default_agent));
@@ -1054,13 +1299,30 @@
       return;
     }
     let html = esc(a.about || '');
-    if (a.keys.length) {
-      html += (html ? '<br>' : '') + 'Keys: ' + a.keys.map((k) => '<code title="' + esc(k.about || '') + '">' + esc(k.key) + '</code>').join(' ') +
-        ' <span class="muted">e.g. <code>' + esc(a.name + ':' + a.keys[0].key + '=…') + '</code></span>';
-      const models = S.catalog && Array.isArray(S.catalog.models) ? S.catalog.models : [];
-      if (models.length && a.keys.some((k) => /model/i.test(k.key))) {
-        html += '<br>Models: ' + models.map((m) => '<code>' + esc(m) + '</code>').join(' ');
+    if (takesModel(a)) {
+      // The models are choices, not text: each fills in its spec.
+      const ms = modelsFor(S.gameId, a.name);
+      const entry = gameEntry(S.gameId);
+      const game = (entry && entry.label) || S.gameId;
+      const named = specParams(spec).model;
+      const chosen = modelOfSpec(spec);
+      if (!ms.length) {
+        html = '<span class="warn">' + esc(a.name) + ' plays a trained model, and this server has none for ' + esc(game) + '.</span> ' + html;
+        field.classList.add('invalid');
+      } else {
+        if (!chosen) {
+          html = '<span class="warn">' + (named ? 'No model “' + esc(named) + '” for ' + esc(game) + '.' : esc(a.name) + ' needs a model.') +
+            '</span> ' + html;
+          field.classList.add('invalid');
+        }
+        html += '<br>' + (chosen ? 'Models' : 'Choose a model') + ': ' + ms.map((m) => '<button type="button" class="model-pick' + (chosen === m ? ' chosen' : '') + '" data-spec="' +
+          esc(modelSpec(m)) + '" title="Use ' + esc(modelSpec(m)) + '">' + esc(m.name) + '</button>').join(' ');
       }
+    }
+    const keys = a.keys.filter((k) => k.key !== 'model');
+    if (keys.length) {
+      const eg = takesModel(a) ? '' : ' <span class="muted">e.g. <code>' + esc(a.name + ':' + keys[0].key + '=…') + '</code></span>';
+      html += (html ? '<br>' : '') + 'Keys: ' + keys.map((k) => '<code title="' + esc(k.about || '') + '">' + esc(k.key) + '</code>').join(' ') + eg;
     }
     el.innerHTML = html;
     field.title = a.name + (a.about ? ': ' + a.about : '') + a.keys.map((k) => '\n' + k.key + ': ' + (k.about || '')).join('');
@@ -1205,18 +1467,31 @@
         $(side + '-spec').value = v === 'human' ? 'human' : v;
         syncSelect(side);
       });
+      // A model named in the hint: fills in its spec.
+      $(side + '-spec-hint').addEventListener('click', (e) => {
+        const b = e.target && e.target.closest ? e.target.closest('[data-spec]') : null;
+        if (!b) return;
+        $(side + '-spec').value = b.getAttribute('data-spec');
+        syncSelect(side);
+        $(side + '-spec').focus();
+      });
       $(side + '-spec').addEventListener('input', () => syncSelect(side));
       // Enter applies the players to the current game (never discards it for a new one).
       $(side + '-spec').addEventListener('keydown', (e) => {
         if (e.key === 'Enter' && !e.isComposing) { e.preventDefault(); applyPlayers(); }
       });
     }
-    $('apply-players').addEventListener('click', applyPlayers);
-    $('swap-players').addEventListener('click', () => {
-      const b = $('black-spec').value;
-      $('black-spec').value = $('white-spec').value;
-      $('white-spec').value = b;
-      SIDES.forEach(syncSelect);
+    $('apply-players').addEventListener('click', () => applyPlayers());
+    $('swap-players').addEventListener('click', swapPlayers);
+    $('retry').addEventListener('click', () => {
+      if (S.catalog) newGame();
+      else { showLoadError(''); start(); }
+    });
+    $('load-error-dismiss').addEventListener('click', async () => {
+      showLoadError('');
+      if (S.game && S.game.game !== S.gameId && gameEntry(S.game.game)) {
+        await selectGame(S.game.game, false);
+      }
     });
     $('undo').addEventListener('click', undo);
     $('hint').addEventListener('click', hint);
@@ -1256,11 +1531,17 @@
       const mv = b.getAttribute('data-play');
       if (findLegal(g, mv)) play(mv);
     });
+    let placeQueued = false;
+    window.addEventListener('scroll', () => {
+      if (placeQueued) return;
+      placeQueued = true;
+      requestAnimationFrame(() => { placeQueued = false; placeToast(); });
+    }, { passive: true });
     let resizeQueued = false;
     window.addEventListener('resize', () => {
       if (resizeQueued) return;
       resizeQueued = true;
-      requestAnimationFrame(() => { resizeQueued = false; renderGraph(); });
+      requestAnimationFrame(() => { resizeQueued = false; renderGraph(); sizeLabels(); placeToast(); });
     });
     // Shortcuts: u undo, h hint, Space pause/resume. They work with a button (or a board
     // point) focused, but not while typing in a field.
@@ -1294,12 +1575,14 @@
     try {
       cat = await api('GET', '/api/catalog');
     } catch (e) {
-      toast('Could not load the game catalog (' + e.message + '). Retrying…', 'error', 4500);
-      setTimeout(start, 5000);
+      showLoadError('Could not load the game catalog: ' + e.message + ' Retrying in 5 s…');
+      clearTimeout(S.startTimer);
+      S.startTimer = setTimeout(() => { showLoadError(''); start(); }, 5000);
       return;
     }
+    clearTimeout(S.startTimer);
     const games = cat && Array.isArray(cat.games) ? cat.games.filter((e) => e && typeof e.id === 'string') : [];
-    if (!games.length) { toast('The server lists no games.', 'error', 60000); return; }
+    if (!games.length) { showLoadError('The server lists no games.'); return; }
     S.catalog = { games, models: Array.isArray(cat.models) ? cat.models : [] };
     const sel = $('game-select');
     sel.innerHTML = games.map((e) => '<option value="' + esc(e.id) + '">' + esc(e.label || e.id) + '</option>').join('');
