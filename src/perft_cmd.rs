@@ -47,7 +47,11 @@ pub fn run(args: &PerftArgs) -> Result<()> {
 
 fn run_sized<const N: usize>(args: &PerftArgs) -> Result<()> {
     let pos = match &args.from {
-        Some(text) => Othello::<N>::from_board_string(text)?,
+        Some(text) => {
+            let pos = Othello::<N>::from_board_string(text)?;
+            pos.validate()?;
+            pos
+        }
         None => Othello::<N>::new(),
     };
     let threads = args.threads.max(1);

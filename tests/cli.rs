@@ -438,3 +438,12 @@ fn an_exact_move_says_so() {
         .filter(|l| l.contains("(greedy) plays"))
         .all(|l| !l.contains("exact")));
 }
+
+#[test]
+fn perft_refuses_an_impossible_position() {
+    let empty = format!("{} X", "-".repeat(64));
+    let (ok, _, err) = stonelab(&["perft", "--depth", "1", "--from", &empty], "");
+    assert!(!ok);
+    assert!(err.contains("impossible position"), "{err}");
+    assert_eq!(err.matches("impossible position").count(), 1, "{err}");
+}
