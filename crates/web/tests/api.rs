@@ -2,6 +2,8 @@
 //! unknown games and agents, illegal and out-of-range moves, unknown ids), busy games, and
 //! whole games to the end.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,6 +16,8 @@ use tower::ServiceExt;
 
 use search::{Registry, ZeroEvaluator};
 use web::{Catalog, ServerConfig};
+
+use common::call;
 
 fn catalog() -> Catalog {
     let othello6 = Registry::<othello::Othello6>::generic(
@@ -37,21 +41,6 @@ fn catalog() -> Catalog {
 
 fn app() -> Router {
     web::router(catalog(), ServerConfig::default())
-}
-
-async fn call(app: &Router, method: &str, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
-    let mut req = Request::builder().method(method).uri(uri);
-    if body.is_some() {
-        req = req.header("content-type", "application/json");
-    }
-    let req = req
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .expect("request");
-    let resp = app.clone().oneshot(req).await.expect("response");
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
-    let value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    (status, value)
 }
 
 async fn new_game(app: &Router, body: Value) -> Value {

@@ -2,18 +2,21 @@
 //! leave a game busy, a full store evicts its least recently used idle game, models are chosen
 //! by name only, host names and security headers.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use search::Registry;
 use web::{Catalog, ServerConfig};
+
+use common::call;
 
 fn catalog() -> Catalog {
     let othello6 = Registry::<othello::Othello6>::generic(
@@ -27,23 +30,6 @@ fn catalog() -> Catalog {
     Catalog::new()
         .with("Othello 6x6", othello6, "random", "greedy")
         .with("Othello 8x8", othello8, "greedy", "greedy")
-}
-
-async fn call(app: &Router, method: &str, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
-    let mut req = Request::builder().method(method).uri(uri);
-    if body.is_some() {
-        req = req.header("content-type", "application/json");
-    }
-    let req = req
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .expect("request");
-    let resp = app.clone().oneshot(req).await.expect("response");
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
 }
 
 async fn create(app: &Router, body: Value) -> (StatusCode, Value) {

@@ -2,14 +2,13 @@
 //! tables, and running searches share the budget. One test in this file, so that the process's
 //! resident memory is this test's alone (Linux: `/proc/self/status`).
 
+mod common;
+
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::StatusCode;
 use axum::Router;
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 use web::{Catalog, ServerConfig};
 
@@ -30,19 +29,7 @@ fn memory() -> (u64, u64) {
 }
 
 async fn call(app: &Router, method: &str, uri: &str, body: Value) -> (StatusCode, Value) {
-    let req = Request::builder()
-        .method(method)
-        .uri(uri)
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))
-        .expect("request");
-    let resp = app.clone().oneshot(req).await.expect("response");
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    common::call_json(app, method, uri, Some(body)).await
 }
 
 async fn create(app: &Router, game: &str, black: &str, white: &str) -> String {

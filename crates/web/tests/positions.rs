@@ -3,16 +3,16 @@
 //! with a board string (a missing square, a bad side to move, the wrong board size) in its own
 //! words, through `WebGame::parse_position` and through the API.
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use axum::Router;
-use http_body_util::BodyExt;
-use serde_json::{json, Value};
-use tower::ServiceExt;
+mod common;
+
+use axum::http::StatusCode;
+use serde_json::json;
 
 use gomoku::{Gomoku15, Omok};
 use othello::{Othello6, Othello8};
 use web::{Catalog, ServerConfig, WebGame};
+
+use common::call_json;
 
 /// A 15x15 board string with these stones (`(file, rank)` from 0) and side to move.
 fn gomoku15_board(black: &[(usize, usize)], white: &[(usize, usize)], side: char) -> String {
@@ -89,23 +89,6 @@ fn board_strings_say_what_is_wrong_in_their_own_words() {
     assert!(e.contains("move 3"), "{e}");
 }
 
-async fn call(app: &Router, method: &str, uri: &str, body: Option<Value>) -> (StatusCode, Value) {
-    let mut req = Request::builder().method(method).uri(uri);
-    if body.is_some() {
-        req = req.header("content-type", "application/json");
-    }
-    let req = req
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .expect("request");
-    let resp = app.clone().oneshot(req).await.expect("response");
-    let status = resp.status();
-    let bytes = resp.into_body().collect().await.expect("body").to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
-}
-
 /// Through the API: 422 with the reason, and the game is left as it was.
 #[tokio::test]
 async fn the_api_refuses_impossible_positions() {
@@ -125,7 +108,7 @@ async fn the_api_refuses_impossible_positions() {
         ),
     ];
     for (game, text, why) in cases {
-        let (status, state) = call(
+        let (status, state) = call_json(
             &app,
             "POST",
             "/api/games",
@@ -134,7 +117,7 @@ async fn the_api_refuses_impossible_positions() {
         .await;
         assert_eq!(status, StatusCode::CREATED, "{state}");
         let id = state["id"].as_str().expect("id").to_string();
-        let (status, err) = call(
+        let (status, err) = call_json(
             &app,
             "POST",
             &format!("/api/games/{id}/position"),
@@ -144,7 +127,7 @@ async fn the_api_refuses_impossible_positions() {
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{game}: {err}");
         let message = err["error"].as_str().unwrap_or_default();
         assert!(message.contains(why), "{game}: {message}");
-        let (_, now) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+        let (_, now) = call_json(&app, "GET", &format!("/api/games/{id}"), None).await;
         assert_eq!(now["cells"], state["cells"], "{game}: the game changed");
     }
 }
