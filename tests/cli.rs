@@ -124,54 +124,10 @@ fn a_forced_pass_is_typed_and_announced() {
     );
 }
 
-/// Starts `stonelab ARGS`, waits for its first line on stdout or stderr, then stops it.
-fn first_line_of_server(args: &[&str]) -> String {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start stonelab");
-    let stdout = child.stdout.take().expect("stdout");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let tx2 = tx.clone();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stderr).read_line(&mut line);
-        let _ = tx2.send(line);
-    });
-    // One stream may close empty (the error goes to stderr, the URL to stdout): take the first
-    // line that says something.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    let mut line = String::new();
-    for _ in 0..2 {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(l) if !l.trim().is_empty() => {
-                line = l;
-                break;
-            }
-            Ok(_) => continue,
-            Err(_) => break,
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    line
-}
-
 #[test]
 fn no_subcommand_serves_the_app() {
     // Port 8080 may be taken on a busy machine: then the clear error proves the attempt.
-    let line = first_line_of_server(&[]);
+    let line = server_output(&[]);
     assert!(
         line.contains("stonelab is running: open http://127.0.0.1:8080/")
             || line.contains("127.0.0.1:8080 is already in use"),
@@ -183,13 +139,13 @@ fn no_subcommand_serves_the_app() {
 fn serve_says_where_it_listens_and_refuses_a_taken_port() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
     let port = listener.local_addr().expect("address").port().to_string();
-    let line = first_line_of_server(&["serve", "--port", &port]);
+    let line = server_output(&["serve", "--port", &port]);
     assert!(
         line.contains("already in use") && line.contains("--port"),
         "{line}"
     );
     drop(listener);
-    let line = first_line_of_server(&["serve", "--port", "0"]);
+    let line = server_output(&["serve", "--port", "0"]);
     assert!(
         line.contains("stonelab is running: open http://127.0.0.1:"),
         "{line}"
