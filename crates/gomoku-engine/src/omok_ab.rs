@@ -1,5 +1,6 @@
-//! `omok-ab`: a reproduction of a well-known student Omok AI — fixed-depth minimax with alpha-beta,
-//! moves near the last four played, and a score of the 5-cell windows through the last move only.
+//! `omok-ab`: a reproduction of a student Omok AI as designed — fixed-depth minimax with
+//! alpha-beta, moves near the last four played, and a score of the ten 5-cell windows per
+//! direction around the last move, for the side to move at the leaf.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
@@ -26,6 +27,11 @@ pub const RECENT_MOVES: usize = 4;
 
 /// Cells in one evaluation window.
 const WINDOW: i32 = 5;
+
+/// The windows scored per direction start this many points before the last move …
+const FIRST_START: i32 = -5;
+/// … through this many after it (ten windows, spanning the points −5..+8 along the line).
+const LAST_START: i32 = 4;
 
 /// How often (in nodes) the search looks at the clock.
 const CLOCK_EVERY: u64 = 256;
@@ -196,12 +202,13 @@ impl OmokAbConfig {
         s
     }
 
-    /// The score of the position on `board` from `ai`'s point of view, looking only at the 5-cell
-    /// windows that contain `last` (the move that led to it): up to five per direction, in each
-    /// of the four directions, skipping windows that leave the board. A window holding `k >= 1`
-    /// stones of `ai` and none of the opponent adds `table[k - 1] * attack`; one holding `k >= 1`
+    /// The score of the position on `board` from `ai`'s point of view, as the design counts it:
+    /// in each of the four directions, the ten 5-cell windows that start 5 points before `last`
+    /// (the move that led to the position) through 4 points after it — so windows beside the
+    /// move count too — skipping windows that leave the board. A window holding `k >= 1` stones
+    /// of `ai` and none of the opponent adds `table[k - 1] * attack`; one holding `k >= 1`
     /// opponent stones and none of `ai`'s subtracts `table[k - 1] * defence`; mixed and empty
-    /// windows count nothing.
+    /// windows count nothing. A five is no special case: just its window's score.
     #[must_use]
     pub fn evaluate_last_move(&self, board: &Board, last: Point, ai: Color) -> f64 {
         let n = board.size() as i32;
@@ -211,8 +218,8 @@ impl OmokAbConfig {
         // on the order the windows are visited in, so equal shapes tie exactly.
         let (mut own_windows, mut their_windows) = ([0u32; 5], [0u32; 5]);
         for (dr, dc) in DIRECTIONS {
-            for back in 0..WINDOW {
-                let (r0, c0) = (row - back * dr, col - back * dc);
+            for start in FIRST_START..=LAST_START {
+                let (r0, c0) = (row + start * dr, col + start * dc);
                 // A straight window lies on the board exactly when both its ends do.
                 if !on_board(r0, c0) || !on_board(r0 + (WINDOW - 1) * dr, c0 + (WINDOW - 1) * dc) {
                     continue;
@@ -273,11 +280,14 @@ pub fn candidate_moves<V: Variant>(pos: &Gomoku<V>) -> Vec<Point> {
     }
 }
 
-/// The `omok-ab` agent: minimax with alpha-beta to a fixed depth from the point of view of the
-/// side to move, over [`candidate_moves`], scoring leaves (and finished games) with
-/// [`OmokAbConfig::evaluate_last_move`]. On an empty board it plays a random point. Ties go to
-/// the first move by index. Scores are reported rounded and kept inside `(-WIN, WIN)`, since
-/// the original's numbers are heuristic, never proofs.
+/// The `omok-ab` agent: minimax with alpha-beta to a fixed depth over [`candidate_moves`], the
+/// root's side maximising, scoring each leaf (and a finished game) with
+/// [`OmokAbConfig::evaluate_last_move`] for the root's side (a five is only a large window
+/// score). Not yet as designed: the design scores a leaf for its side to move (the other side
+/// at odd depths) and searches on past a five. On an empty board it plays a random point. Ties at the root go to the last
+/// candidate by index. A move whose time runs out is a random legal move. Scores are reported
+/// rounded and kept inside `(-WIN, WIN)`, since the original's numbers are heuristic, never
+/// proofs.
 pub struct OmokAb {
     config: OmokAbConfig,
     rng: ChaCha8Rng,
@@ -355,6 +365,9 @@ impl OmokAb {
             candidate_moves(pos)
         };
         if moves.is_empty() {
+            // The design scores a leaf for the side to move there, and searches on past a five;
+            // the rules end the game at a five, so until the search keeps its own board, leaves
+            // are scored for the root's side (the same side at even depths).
             return self.config.evaluate_last_move(pos.board(), last, self.ai);
         }
         let maximize = pos.side_to_move() == self.ai;
@@ -442,18 +455,20 @@ impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
                 break;
             }
             line.clear();
+            // Just below the best so far: a later move that ties it is scored exactly (the
+            // design keeps the last of equal moves).
             let score = self.search(
                 &pos.play_unchecked(mv),
                 mv,
                 depth - 1,
-                alpha,
+                alpha.next_down(),
                 f64::INFINITY,
                 &mut line,
             );
             if self.aborted {
                 break;
             }
-            if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
+            if best.as_ref().is_none_or(|(b, _, _)| score >= *b) {
                 let mut pv = Vec::with_capacity(line.len() + 1);
                 pv.push(mv);
                 pv.extend_from_slice(&line);
@@ -462,6 +477,11 @@ impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
             alpha = alpha.max(score);
         }
         let decision = match best {
+            // Out of time: the design plays a random move.
+            _ if self.aborted => Decision {
+                nodes: self.nodes,
+                ..Decision::just(self.random_move(&legal))
+            },
             Some((score, mv, pv)) => Decision {
                 mv,
                 score: Some(report(score)),

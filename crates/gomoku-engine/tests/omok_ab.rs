@@ -116,29 +116,32 @@ fn evaluation_matches_hand_counts() {
     let cfg = OmokAbConfig::default();
     let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
 
-    // Black (9,9), white far away at (0,18), black (9,10) last. Windows through (9,10):
-    // horizontal starts at columns 6..=9 hold both black stones (4 x 80), the one at 10 holds
-    // one (8); vertical and both diagonals: 5 windows of 1 stone each (3 x 40).
+    // Black (9,9), white far away at (0,18), black (9,10) last. The ten horizontal windows
+    // start at columns 5..=14: those at 6..=9 hold both black stones (4 x 80); the one at 5
+    // holds only (9,9) — a window without the last move, which the design counts — and the one
+    // at 10 only (9,10) (2 x 8); the rest are empty. Vertical and both diagonals: the five
+    // windows through (9,10) hold one stone each (3 x 40).
     let pos: Omok = play(&[(9, 9), (0, 18), (9, 10)]);
     let last = pt(9, 10);
-    let own = 4.0 * 80.0 + 8.0 + 3.0 * 5.0 * 8.0;
-    assert!(close(own, 448.0));
+    let own = 4.0 * 80.0 + 2.0 * 8.0 + 3.0 * 5.0 * 8.0;
+    assert!(close(own, 456.0));
     assert!(close(
         cfg.evaluate_last_move(pos.board(), last, Color::Black),
-        448.0 * 1.3
+        456.0 * 1.3
     ));
     // From white's side the same windows are the opponent's.
     assert!(close(
         cfg.evaluate_last_move(pos.board(), last, Color::White),
-        -448.0 * 0.8
+        -456.0 * 0.8
     ));
 
-    // A white stone at (9,11) spoils the four horizontal windows that reach it: only the
-    // window at columns 6..=10 still counts (80).
+    // A white stone at (9,11): horizontally the windows at 5 (one black) and 6 (two black) stay
+    // black's, those at 7..=10 are mixed, the one at 11 holds only the white stone — again a
+    // window without the last move, now counted against black.
     let pos: Omok = play(&[(9, 9), (9, 11), (9, 10)]);
     assert!(close(
         cfg.evaluate_last_move(pos.board(), pt(9, 10), Color::Black),
-        (80.0 + 120.0) * 1.3
+        (80.0 + 8.0 + 120.0) * 1.3 - 8.0 * 0.8
     ));
 
     // A corner stone: one window across, one up, one diagonal, none along the anti-diagonal.
@@ -148,8 +151,9 @@ fn evaluation_matches_hand_counts() {
         3.0 * 8.0 * 1.3
     ));
 
-    // A finished five, black's last stone at (9,9): across, windows starting at columns
-    // 5..=9 hold 5, 4, 3, 2, 1 black stones; the other three directions 5 x 8 each.
+    // A finished five, black's last stone at (9,9), the five on columns 5..=9: across, the
+    // windows starting at columns 4..=9 hold 4, 5, 4, 3, 2, 1 black stones; the other three
+    // directions 5 x 8 each. No win check: the five is just its window's score.
     let pos: Omok = play(&[
         (9, 5),
         (0, 0),
@@ -162,7 +166,7 @@ fn evaluation_matches_hand_counts() {
         (9, 9),
     ]);
     assert!(pos.is_over());
-    let five = 1_000_000.0 + 80_000.0 + 800.0 + 80.0 + 8.0 + 3.0 * 40.0;
+    let five = 1_000_000.0 + 2.0 * 80_000.0 + 800.0 + 80.0 + 8.0 + 3.0 * 40.0;
     assert!(close(
         cfg.evaluate_last_move(pos.board(), pt(9, 9), Color::Black),
         five * 1.3
@@ -177,36 +181,71 @@ fn evaluation_matches_hand_counts() {
     let pos: Omok = play(&[(9, 9), (0, 18), (9, 10)]);
     assert!(close(
         custom.evaluate_last_move(pos.board(), pt(9, 10), Color::Black),
-        (4.0 * 10.0 + 1.0 + 15.0) * 2.0
+        (4.0 * 10.0 + 2.0 + 15.0) * 2.0
     ));
     assert!(close(
         custom.evaluate_last_move(pos.board(), pt(9, 10), Color::White),
-        -(4.0 * 10.0 + 1.0 + 15.0) * 3.0
+        -(4.0 * 10.0 + 2.0 + 15.0) * 3.0
     ));
 }
 
 #[test]
-fn depth_one_score_is_the_best_single_move() {
-    // Depth 1: the score of a move is the evaluation of its own windows. Black (9,9) alone,
-    // white (0,18): a black move next to (9,9) in a line makes four 2-windows there; any such
-    // move scores 4 x 80 + 8 + 3 x 40 = 448 (x 1.3), a move two apart (1 window fewer of 2
-    // and one more of 1) less. The reported score is that, rounded.
+fn depth_one_score_is_the_best_single_move_and_ties_go_to_the_last() {
+    // Depth 1: each black move is scored by its own windows; black keeps the highest, the last
+    // of equal moves by index (as the design's loop does).
     let pos: Omok = play(&[(9, 9), (0, 18)]);
+    let cfg = OmokAbConfig::default();
+    let scored: Vec<(Point, f64)> = candidate_moves(&pos)
+        .into_iter()
+        .map(|m| {
+            let after = pos.play(m).unwrap();
+            (m, cfg.evaluate_last_move(after.board(), m, Color::Black))
+        })
+        .collect();
+    let best = scored
+        .iter()
+        .map(|&(_, s)| s)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let ties: Vec<Point> = scored
+        .iter()
+        .filter(|&&(_, s)| s == best)
+        .map(|&(m, _)| m)
+        .collect();
+    assert!(ties.len() > 1, "a tie to break: {ties:?}");
     let mut ab = agent("omok-ab:depth=1", 0);
     let d = ab.select(&pos, &Budget::default()).unwrap();
-    assert_eq!(d.score, Some((448.0f64 * 1.3).round() as i32));
+    assert_eq!(d.score, Some(best.round() as i32));
     assert_eq!(d.depth, Some(1));
-    let cfg = OmokAbConfig::default();
-    let after = pos.play(d.mv).unwrap();
-    assert_eq!(
-        d.score,
-        Some(
-            cfg.evaluate_last_move(after.board(), d.mv, Color::Black)
-                .round() as i32
-        )
-    );
-    // Ties go to the first move by index: (8,8), the lowest point next to (9,9).
-    assert_eq!(d.mv, pt(8, 8));
+    assert_eq!(Some(&d.mv), ties.last());
+}
+
+#[test]
+fn the_attack_weight_changes_play() {
+    // With every window around the move scored, a leaf holds windows of the side to move
+    // alone, so the attack weight matters (before, self-play was identical for any weight).
+    let games: Vec<Vec<Point>> = ["0", "1.3", "20"]
+        .iter()
+        .map(|attack| {
+            let spec_text = format!("omok-ab:attack={attack}");
+            let mut black = agent(&spec_text, 5);
+            let mut white = agent(&spec_text, 6);
+            let mut pos: Omok = play(&[(9, 9), (9, 10)]);
+            let mut moves = Vec::new();
+            while moves.len() < 16 && !pos.is_over() {
+                let side: &mut OmokAb = if pos.side_to_move() == Color::Black {
+                    &mut black
+                } else {
+                    &mut white
+                };
+                let mv = side.select(&pos, &Budget::default()).unwrap().mv;
+                moves.push(mv);
+                pos = pos.play(mv).unwrap();
+            }
+            moves
+        })
+        .collect();
+    assert_ne!(games[0], games[1]);
+    assert_ne!(games[1], games[2]);
 }
 
 // ----- candidates -----
@@ -512,8 +551,8 @@ fn random_position<V: Variant>(rng: &mut ChaCha8Rng, plies: std::ops::Range<usiz
     pos
 }
 
-/// The slow twin: minimax without pruning, from `ai`'s point of view, over the same candidates
-/// and evaluation; `nodes` counts the positions visited.
+/// The slow twin: minimax without pruning, `ai` maximising, over the same candidates and
+/// evaluation (each leaf scored for `ai`); `nodes` counts the positions visited.
 fn minimax<V: Variant>(
     pos: &Gomoku<V>,
     depth: u32,
@@ -539,14 +578,14 @@ fn minimax<V: Variant>(
     }
 }
 
-/// The root of the twin: the first move with the highest score, that score and the node count.
+/// The root of the twin: the last move with the highest score, that score and the node count.
 fn minimax_root<V: Variant>(pos: &Gomoku<V>, depth: u32, cfg: &OmokAbConfig) -> (Point, f64, u64) {
     let ai = pos.side_to_move();
     let mut nodes = 0;
     let mut best: Option<(Point, f64)> = None;
     for m in candidate_moves(pos) {
         let s = minimax(&pos.play_unchecked(m), depth - 1, ai, cfg, &mut nodes);
-        if best.is_none_or(|(_, b)| s > b) {
+        if best.is_none_or(|(_, b)| s >= b) {
             best = Some((m, s));
         }
     }
@@ -575,7 +614,7 @@ fn check_against_minimax<V: Variant>(
         "{spec_text} {pos:?}"
     );
     // The line stops early only where a five ends the game, and its last position is the leaf
-    // whose evaluation is the score.
+    // whose evaluation (for the root's side) is the score.
     assert!((1..=depth as usize).contains(&d.pv.len()), "{pos:?}");
     let end =
         d.pv.iter()
