@@ -9,6 +9,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use web::{Catalog, Model, ServerConfig};
 
+/// The server's default memory budget for search tables, in MiB.
+const DEFAULT_MEMORY_MB: u64 = (web::DEFAULT_MEMORY_BUDGET >> 20) as u64;
+
 /// The largest model card the app reads (cards are a few kilobytes).
 const MAX_CARD_BYTES: u64 = 64 * 1024;
 
@@ -31,7 +34,7 @@ pub struct ServeArgs {
     pub workers: Option<usize>,
     /// The most memory, in MiB, that running searches' tables take together; a search that
     /// would pass it waits, then gets a clear 503.
-    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
+    #[arg(long, default_value_t = DEFAULT_MEMORY_MB, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
     pub memory_mb: u64,
     /// Folders of trained models to offer (`*.safetensors` with their `.json` cards), e.g. a
     /// run folder; repeatable. `models/` is always offered. Pages choose models by name only.
@@ -46,7 +49,7 @@ impl Default for ServeArgs {
             port: 8080,
             allow_remote: false,
             workers: None,
-            memory_mb: 1024,
+            memory_mb: DEFAULT_MEMORY_MB,
             models: Vec::new(),
         }
     }

@@ -396,3 +396,62 @@ fn an_eval_step_that_is_not_a_multiple_of_the_round_is_announced_and_kept() {
     assert_eq!(evals, want, "the note tells the truth");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Flips sixteen bytes spread over the file.
+fn flip_bytes(path: &Path) {
+    let mut bytes = std::fs::read(path).expect("read");
+    let len = bytes.len();
+    let mut at: Vec<usize> = (0..16).map(|i| len * (2 * i + 1) / 32).collect();
+    at.dedup();
+    for i in at {
+        bytes[i] ^= 0xff;
+    }
+    std::fs::write(path, bytes).expect("write");
+}
+
+/// `--resume` with damaged checkpoints: a damaged newest checkpoint is passed over with a
+/// warning on stderr and the run resumes from the older one exactly; with every checkpoint
+/// damaged, `--resume` is refused and nothing changes.
+#[test]
+fn resume_passes_over_a_damaged_checkpoint_says_so_and_refuses_when_none_is_left() {
+    let whole = run_dir("train-damaged-whole");
+    let (ok, _, err) = run(&tiny("dqn", &whole, "96"));
+    assert!(ok, "{err}");
+    let part = run_dir("train-damaged");
+    let (ok, _, err) = run(&tiny("dqn", &part, "64"));
+    assert!(ok, "{err}");
+    flip_bytes(&part.join("checkpoints/ep-00000064/target.safetensors"));
+    let mut resume = tiny("dqn", &part, "96");
+    resume.push("--resume".into());
+    let (ok, _, err) = run(&resume);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: checkpoint ")
+            && err.contains("ep-00000064: target.safetensors is damaged (checksum mismatch")
+            && err.contains("resuming from the older checkpoint")
+            && err.contains("at episode 32"),
+        "{err}"
+    );
+    assert_eq!(log_rows(&part), log_rows(&whole), "resumed exactly from 32");
+
+    // Every checkpoint damaged: refused, naming each, and the folder is left as it was.
+    for cp in ["ep-00000064", "ep-00000096"] {
+        flip_bytes(&part.join("checkpoints").join(cp).join("optim.bpk"));
+    }
+    let log = std::fs::read(part.join("log.csv")).expect("log.csv");
+    let mut again = tiny("dqn", &part, "128");
+    again.push("--resume".into());
+    let (ok, _, err) = run(&again);
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("--resume: ")
+            && err.contains("no usable checkpoint")
+            && err.contains("ep-00000096: optim.bpk is damaged")
+            && err.contains("ep-00000064: optim.bpk is damaged")
+            && err.contains("--force starts it over"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(part.join("log.csv")).expect("log.csv"), log);
+    let _ = std::fs::remove_dir_all(&whole);
+    let _ = std::fs::remove_dir_all(&part);
+}

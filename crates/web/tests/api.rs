@@ -17,17 +17,11 @@ use tower::ServiceExt;
 use search::{Registry, ZeroEvaluator};
 use web::{Catalog, ServerConfig};
 
-use common::call;
+use common::{call, othello_registry};
 
 fn catalog() -> Catalog {
-    let othello6 = Registry::<othello::Othello6>::generic(
-        Arc::new(othello_engine::Heuristic::<6>::default()),
-        Arc::new(othello_engine::DiscDifference),
-    );
-    let othello8 = Registry::<othello::Othello8>::generic(
-        Arc::new(othello_engine::Heuristic::<8>::default()),
-        Arc::new(othello_engine::DiscDifference),
-    );
+    let othello6 = othello_registry::<6>();
+    let othello8 = othello_registry::<8>();
     let renju =
         Registry::<gomoku::Renju15>::generic(Arc::new(ZeroEvaluator), Arc::new(ZeroEvaluator));
     let gomoku15 =

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -13,20 +12,13 @@ use axum::Router;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-use search::Registry;
 use web::{Catalog, ServerConfig};
 
-use common::call;
+use common::{call, othello_registry};
 
 fn catalog() -> Catalog {
-    let othello6 = Registry::<othello::Othello6>::generic(
-        Arc::new(othello_engine::Heuristic::<6>::default()),
-        Arc::new(othello_engine::DiscDifference),
-    );
-    let othello8 = Registry::<othello::Othello8>::generic(
-        Arc::new(othello_engine::Heuristic::<8>::default()),
-        Arc::new(othello_engine::DiscDifference),
-    );
+    let othello6 = othello_registry::<6>();
+    let othello8 = othello_registry::<8>();
     Catalog::new()
         .with("Othello 6x6", othello6, "random", "greedy")
         .with("Othello 8x8", othello8, "greedy", "greedy")

@@ -125,8 +125,8 @@ fn search_info(score: Option<Score>, depth: Option<u32>, nodes: u64) -> Option<S
         parts.push(match score {
             Score::Proven { margin } if margin > 0 => "score win".to_string(),
             Score::Proven { margin } if margin < 0 => "score loss".to_string(),
-            Score::Mate { plies } if plies > 0 => format!("score win in {} moves", (plies + 1) / 2),
-            Score::Mate { plies } => format!("score loss in {} moves", (-plies / 2).max(1)),
+            // `win in 4` / `loss in 3`, counted in the winner's moves.
+            s @ Score::Mate { .. } => format!("score {s} moves"),
             Score::Engine(v) => format!("score {v} (engine)"),
             s => format!("score {s}"),
         });

@@ -41,3 +41,11 @@ pub async fn call_json(
 ) -> (StatusCode, Value) {
     call(app, method, uri, body.map(|b| b.to_string()).as_deref()).await
 }
+
+/// The generic agents of `Othello<N>` over the hand-built heuristic (greedy by disc count).
+pub fn othello_registry<const N: usize>() -> search::Registry<othello::Othello<N>> {
+    search::Registry::generic(
+        std::sync::Arc::new(othello_engine::Heuristic::<N>::default()),
+        std::sync::Arc::new(othello_engine::DiscDifference),
+    )
+}
