@@ -1,7 +1,8 @@
 //! `stonelab dp`: value iteration over every reachable position of a small board, and a check of
-//! the resulting `dp` agent against the exact solver.
+//! the resulting `dp` agent against the exact solver. Each sweep prints its number and its largest
+//! update (the most any position's value changed in it).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use clap::Args;
@@ -44,7 +45,16 @@ pub fn run(args: &DpArgs) -> Result<()> {
         ..ValueIterationConfig::default()
     };
     println!("value iteration over othello4: reward +100 black win, -100 white win, 0 draw; discount {}, tolerance {}", config.discount, config.tolerance);
-    let (table, report) = ValueTable::<Othello4, u128>::solve(Othello4::base3_key, &config)?;
+    // One line per sweep: 4x4 converges in about a dozen.
+    let (table, report) =
+        ValueTable::<Othello4, u128>::solve_with(Othello4::base3_key, &config, &mut |s| {
+            println!(
+                "sweep {}: largest update {} ({} positions changed)",
+                s.number,
+                update_text(s.max_update),
+                s.changed_states
+            );
+        })?;
     println!(
         "reachable positions: {} ({} finished games), key = base-3 board + side to move",
         report.states, report.terminal
@@ -68,6 +78,54 @@ pub fn run(args: &DpArgs) -> Result<()> {
     if args.no_verify {
         return Ok(());
     }
+    let check = check_against_solver(&table);
+    println!(
+        "check against the exact solver: {} positions with a move, dp's move keeps the perfect-play result in {} ({} wrong), {:.3} s",
+        check.checked,
+        check.checked - check.wrong,
+        check.wrong,
+        check.time.as_secs_f64()
+    );
+    println!(
+        "exact solver: start margin {:+} for black (empties to the winner)",
+        check.start_margin
+    );
+    let wrong = check.wrong;
+    if wrong > 0 {
+        bail!("dp disagrees with the exact solver at {wrong} positions");
+    }
+    Ok(())
+}
+
+/// A sweep's largest update as text: whole numbers without decimals (`100`, `0`), others to six
+/// places.
+#[must_use]
+pub fn update_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.6}")
+    }
+}
+
+/// What [`check_against_solver`] found.
+#[derive(Clone, Debug)]
+pub struct SolverCheck {
+    /// Positions with a move that were checked.
+    pub checked: usize,
+    /// Of those, positions where the table's value or its move disagrees with the solver.
+    pub wrong: usize,
+    /// The exact margin of the start for black (empties to the winner).
+    pub start_margin: i32,
+    /// Time of the check.
+    pub time: Duration,
+}
+
+/// Checks every reachable position with a move against the exact solver: the table's value must
+/// have the sign (win, draw, loss) of the exact score, and the `dp` agent's move (the first best
+/// move) must keep the perfect-play result.
+#[must_use]
+pub fn check_against_solver(table: &ValueTable<Othello4, u128>) -> SolverCheck {
     let t = Instant::now();
     let mut solver = Solver::<4>::new(18);
     let (mut checked, mut wrong) = (0usize, 0usize);
@@ -102,18 +160,11 @@ pub fn run(args: &DpArgs) -> Result<()> {
         }
         checked += 1;
     }
-    println!(
-        "check against the exact solver: {checked} positions with a move, dp's move keeps the perfect-play result in {} ({wrong} wrong), {:.3} s",
-        checked - wrong,
-        t.elapsed().as_secs_f64()
-    );
-    let exact_start = solver.solve(&Othello4::new());
-    println!(
-        "exact solver: start margin {:+} for black (empties to the winner)",
-        exact_start.score
-    );
-    if wrong > 0 {
-        bail!("dp disagrees with the exact solver at {wrong} positions");
+    let start_margin = solver.solve(&Othello4::new()).score;
+    SolverCheck {
+        checked,
+        wrong,
+        start_margin,
+        time: t.elapsed(),
     }
-    Ok(())
 }

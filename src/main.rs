@@ -16,6 +16,7 @@ mod nboard_cmd;
 mod perft_cmd;
 mod play;
 mod plots;
+mod reproduce;
 mod serve_cmd;
 mod solve_cmd;
 mod train_cmd;
@@ -48,6 +49,9 @@ enum Command {
     Gomocup(gomocup_cmd::GomocupArgs),
     /// Train a learning agent (q-table, q-mlp, dqn, dqn-competitive) into a run folder.
     Train(train_cmd::TrainArgs),
+    /// Rerun an experiment of a student design and write its report beside the authors'
+    /// numbers (--list shows them).
+    Reproduce(reproduce::ReproduceArgs),
     /// Value iteration over every reachable position of a small board (othello4).
     Dp(dp_cmd::DpArgs),
     /// List the agents (spec strings) a game offers, with their keys.
@@ -85,6 +89,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench_cmd::run(&args),
         Some(Command::Dp(args)) => dp_cmd::run(&args),
         Some(Command::Train(args)) => train_cmd::run(&args),
+        Some(Command::Reproduce(args)) => reproduce::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),
         Some(Command::Nboard(args)) => nboard_cmd::run(&args),
         Some(Command::Gomocup(args)) => gomocup_cmd::run(&args),

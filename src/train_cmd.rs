@@ -12,8 +12,8 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use learn::run::QMlpSettings;
 use learn::{
-    Behaviour, DqnConfig, Opponent, Progress, QNetArch, QTableConfig, Rewards, RunConfig, RunDir,
-    RunError,
+    Behaviour, DqnConfig, Encoding, EndReward, LearnFrom, Opponent, Progress, QNetArch,
+    QTableConfig, Rewards, RunConfig, RunDir, RunError,
 };
 
 use catalog::{othello4_values, CatalogGame};
@@ -31,16 +31,19 @@ pub enum Algo {
     QMlp,
     /// DQN with a residual Q-network, trained against an opponent (random by default).
     Dqn,
+    /// One DQN playing both colours, learning from every move (the seed000 regimes 1–2).
+    DqnSelfPlay,
     /// A black DQN and a white DQN trained against each other.
     DqnCompetitive,
 }
 
 impl Algo {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Algo::QTable => "q-table",
             Algo::QMlp => "q-mlp",
             Algo::Dqn => "dqn",
+            Algo::DqnSelfPlay => "dqn-self-play",
             Algo::DqnCompetitive => "dqn-competitive",
         }
     }
@@ -61,11 +64,28 @@ pub struct TrainArgs {
     /// The algorithm.
     #[arg(value_enum)]
     pub algo: Algo,
+    /// A named preset: a student design's exact set-up (seed000-greedy, seed000-uct:
+    /// dqn-self-play; seed000-competitive: dqn-competitive; seed001: q-mlp). Only --episodes,
+    /// --seed, --defect and the run's schedule (--eval-every, --eval-games,
+    /// --checkpoint-every) may change it.
+    #[arg(long, conflicts_with_all = [
+        "opponent", "arch", "blocks", "channels", "behaviour", "rewards", "batch_size", "replay",
+        "warmup", "train_every", "parallel", "gamma", "lr", "target_sync", "epsilon_start",
+        "epsilon_end", "epsilon_decay", "uct_c", "no_augment", "encoding", "end_reward",
+        "steps_per_episode", "learn_from",
+    ])]
+    pub preset: Option<String>,
+    /// seed001: switch on one of the design's code defects (repeatable): greedy-lowest (the
+    /// greedy move takes the lowest value), frozen-state (every update uses the first
+    /// position), additive-target (the target adds γ·max over all outputs to the current Q).
+    #[arg(long, value_enum, requires = "preset")]
+    pub defect: Vec<DefectArg>,
     /// The game (default othello4 for q-table, othello8 otherwise; the neural agents train on
     /// every game, e.g. gomoku9 for a quick Gomoku run).
     #[arg(long)]
     pub game: Option<GameId>,
-    /// Training games (default: q-table 2,000,000; q-mlp 3,000; dqn and dqn-competitive 4,000).
+    /// Training games (default: q-table 2,000,000; q-mlp 3,000; the dqn trainers 4,000; a
+    /// preset: its design's).
     /// With --resume: the new total.
     #[arg(long)]
     pub episodes: Option<usize>,
@@ -161,6 +181,53 @@ pub struct TrainArgs {
     /// dqn: no symmetry augmentation of the sampled transitions.
     #[arg(long)]
     pub no_augment: bool,
+    /// dqn: the input planes (stones: mover, opponent, Black to move; seed: the board as
+    /// 0/1/2 and the turn as 1/2).
+    #[arg(long, default_value = "stones")]
+    pub encoding: Encoding,
+    /// dqn: whether the result is added to the last move's reward or replaces it.
+    #[arg(long, default_value = "add")]
+    pub end_reward: EndReward,
+    /// dqn: gradient steps after each game instead of one every --train-every transitions
+    /// (0: by transitions).
+    #[arg(long, default_value_t = 0)]
+    pub steps_per_episode: usize,
+    /// dqn-competitive: whose moves each network stores (own-moves, every-move).
+    #[arg(long, value_enum, default_value_t = LearnFromArg::OwnMoves)]
+    pub learn_from: LearnFromArg,
+}
+
+/// Whose moves a competitive learner stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LearnFromArg {
+    /// Only the moves it chose.
+    OwnMoves,
+    /// Every move of the game.
+    EveryMove,
+}
+
+/// The Q-learning MLP design's code defects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DefectArg {
+    /// The "greedy" move takes the lowest Q-value.
+    GreedyLowest,
+    /// Every update uses the game's first position as its state.
+    FrozenState,
+    /// The target adds γ·max Q(next) over all outputs to the current Q.
+    AdditiveTarget,
+}
+
+/// The defect switches of `--defect` values.
+pub fn defects(list: &[DefectArg]) -> learn::qmlp::Defects {
+    let mut d = learn::qmlp::Defects::default();
+    for x in list {
+        match x {
+            DefectArg::GreedyLowest => d.greedy_lowest = true,
+            DefectArg::FrozenState => d.frozen_state = true,
+            DefectArg::AdditiveTarget => d.additive_target = true,
+        }
+    }
+    d
 }
 
 /// Reward options.
@@ -170,6 +237,8 @@ pub enum RewardsArg {
     Scaled,
     /// ±1 at the end only.
     Terminal,
+    /// Disc changes after every move, ±100 at the end (unscaled).
+    Seed,
 }
 
 pub fn run(args: &TrainArgs) -> Result<()> {
@@ -180,15 +249,15 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         .context("building the thread pool")?;
     pool.install(|| match args.algo {
         Algo::QTable => q_table(args),
-        Algo::QMlp | Algo::Dqn | Algo::DqnCompetitive => {
+        Algo::QMlp | Algo::Dqn | Algo::DqnSelfPlay | Algo::DqnCompetitive => {
             let game = args.game.unwrap_or(GameId::Othello8);
             with_game!(game, G => neural::<G>(args, game))
         }
     })
 }
 
-fn progress_bar(args: &TrainArgs, total: usize, done: usize) -> ProgressBar {
-    if args.quiet {
+fn progress_bar(quiet: bool, total: usize, done: usize) -> ProgressBar {
+    if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
@@ -222,7 +291,7 @@ fn q_table(args: &TrainArgs) -> Result<()> {
         ..QTableConfig::default()
     };
     let exact = othello4_values().map_err(|e| anyhow!("value iteration: {e}"))?;
-    let bar = progress_bar(args, episodes, 0);
+    let bar = progress_bar(args.quiet, episodes, 0);
     let summary =
         learn::run::qtable::train_q_table(&dir, &config, args.evals, &exact, &mut |p, last| {
             if p.episode % 1000 == 0 {
@@ -275,6 +344,7 @@ fn dqn_config(args: &TrainArgs, episodes: usize) -> DqnConfig {
         rewards: match args.rewards {
             RewardsArg::Scaled => Rewards::Scaled,
             RewardsArg::Terminal => Rewards::Terminal,
+            RewardsArg::Seed => Rewards::Seed,
         },
         parallel: args.parallel,
         batch_size: args.batch_size,
@@ -290,11 +360,52 @@ fn dqn_config(args: &TrainArgs, episodes: usize) -> DqnConfig {
         uct_c: args.uct_c,
         augment: !args.no_augment,
         seed: args.seed,
+        encoding: args.encoding,
+        end_reward: args.end_reward,
+        steps_per_episode: args.steps_per_episode,
+        learn_from: match args.learn_from {
+            LearnFromArg::OwnMoves => LearnFrom::OwnMoves,
+            LearnFromArg::EveryMove => LearnFrom::EveryMove,
+        },
     }
 }
 
-/// The run's settings from the arguments (a fresh run).
-fn run_config(args: &TrainArgs, game: GameId) -> RunConfig {
+/// The run's settings from the arguments (a fresh run): the preset's, or the flags'.
+fn run_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
+    let Some(name) = &args.preset else {
+        return Ok(flag_config(args, game));
+    };
+    let mut run = learn::presets::preset(
+        name,
+        &learn::presets::PresetOptions {
+            seed: args.seed,
+            episodes: args.episodes,
+            defects: defects(&args.defect),
+        },
+    )
+    .map_err(|e| anyhow!("--preset: {e}"))?;
+    if run.algo != args.algo.name() {
+        bail!(
+            "--preset {name} is a {} run: stonelab train {} --preset {name} ...",
+            run.algo,
+            run.algo
+        );
+    }
+    if run.game != game.to_string() {
+        bail!("--preset {name} trains on {}, not {game}", run.game);
+    }
+    if let Some(every) = args.eval_every {
+        run.eval_every = every.max(1);
+    }
+    run.eval_games = args.eval_games.max(2);
+    if let Some(every) = args.checkpoint_every {
+        run.checkpoint_every = every.max(1);
+    }
+    Ok(run)
+}
+
+/// The run's settings from the algorithm flags.
+fn flag_config(args: &TrainArgs, game: GameId) -> RunConfig {
     let episodes = args.episodes.unwrap_or(match args.algo {
         Algo::QMlp => 3_000,
         _ => 4_000,
@@ -316,6 +427,11 @@ fn run_config(args: &TrainArgs, game: GameId) -> RunConfig {
             gamma: args.gamma,
             learning_rate: args.lr.unwrap_or(1e-3),
             seed: args.seed,
+            learner: Default::default(),
+            opponent: Default::default(),
+            init: Default::default(),
+            optimizer: Default::default(),
+            defects: Default::default(),
         }),
     }
 }
@@ -387,7 +503,7 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         if args.episodes == Some(0) {
             bail!("--episodes must be at least 1");
         }
-        let run = run_config(args, game);
+        let run = run_config(args, game)?;
         run.validate().map_err(|e| anyhow!("{e}"))?;
         registry
             .validate(&args.opponent)
@@ -396,24 +512,59 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         dir.write_config(&run)?;
         (dir, run, None)
     };
-    let mut trainer = learn::build_trainer::<G>(&run, from.as_ref())?;
+    let Some(summary) = execute::<G>(&dir, &run, from.as_ref(), args.quiet)? else {
+        return Ok(());
+    };
+    let competitive = run.algo == "dqn-competitive";
+    println!(
+        "{} on {}: {} episodes in {:.0} s; last evaluation: {}; model {}",
+        run.algo,
+        run.game,
+        summary.episodes,
+        summary.seconds,
+        eval_line(&summary.last_eval),
+        dir.file(learn::run::CHECKPOINTS)
+            .join(if competitive {
+                "black-last.safetensors"
+            } else {
+                "last.safetensors"
+            })
+            .display()
+    );
+    Ok(())
+}
+
+/// Trains the run in `dir` (fresh, or from the checkpoint `from`) to its end with a progress
+/// bar (unless `quiet`), evaluating against the registry's random and greedy players and
+/// redrawing the plots at every evaluation. `None` when the run had nothing left to do.
+///
+/// # Errors
+/// A failed round, evaluation, write or plot.
+pub fn execute<G: CliGame + CatalogGame>(
+    dir: &RunDir,
+    run: &RunConfig,
+    from: Option<&learn::Checkpoint>,
+    quiet: bool,
+) -> Result<Option<learn::run::Summary>> {
+    let registry = G::registry();
+    let mut trainer = learn::build_trainer::<G>(run, from)?;
     let start = trainer.episode();
     if start >= run.episodes {
         println!(
             "{} already has {start} of {} episodes: nothing to do (raise --episodes to go on)",
-            args.out.display(),
+            dir.root().display(),
             run.episodes
         );
-        return Ok(());
+        return Ok(None);
     }
     if start > 0 {
-        eprintln!("resuming {} at episode {start}", args.out.display());
+        eprintln!("resuming {} at episode {start}", dir.root().display());
     }
     for (what, every) in [
         ("evaluations", run.eval_every),
         ("checkpoints", run.checkpoint_every),
     ] {
-        if let Some(note) = rounding_note(&run, what, every, start) {
+        if let Some(note) = rounding_note(run, what, every, start) {
             eprintln!("{note}");
         }
     }
@@ -439,14 +590,14 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         });
     }
     let competitive = run.algo == "dqn-competitive";
-    let bar = progress_bar(args, run.episodes, start);
+    let bar = progress_bar(quiet, run.episodes, start);
     let mut recent: VecDeque<bool> = VecDeque::new();
     let mut last_loss: Option<f64> = None;
     let mut last_eval_line = String::new();
     let mut plot_error: Option<anyhow::Error> = None;
     let summary = learn::train(
-        &dir,
-        &run,
+        dir,
+        run,
         trainer.as_mut(),
         &opponent,
         &evals,
@@ -471,7 +622,11 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
                 bar.set_message(format!(
                     "loss {} ε {epsilon:.3} {} {:.0}% (last {}) | {last_eval_line}",
                     last_loss.map_or("-".into(), |l| format!("{l:.4}")),
-                    if competitive { "black wins" } else { "wins" },
+                    if competitive || run.algo == "dqn-self-play" {
+                        "black wins"
+                    } else {
+                        "wins"
+                    },
                     100.0 * rate,
                     recent.len(),
                 ));
@@ -492,22 +647,7 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
     if let Some(e) = plot_error {
         return Err(e.context("drawing the plots"));
     }
-    println!(
-        "{} on {}: {} episodes in {:.0} s; last evaluation: {}; model {}",
-        run.algo,
-        run.game,
-        summary.episodes,
-        summary.seconds,
-        last_eval_line,
-        dir.file(learn::run::CHECKPOINTS)
-            .join(if competitive {
-                "black-last.safetensors"
-            } else {
-                "last.safetensors"
-            })
-            .display()
-    );
-    Ok(())
+    Ok(Some(summary))
 }
 
 /// "dqn vs random 55.0%, dqn vs greedy 20.5%".

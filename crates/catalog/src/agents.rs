@@ -225,9 +225,15 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
             let game = game.clone();
             move |spec, _| {
                 let path = model_path(spec)?;
-                let (net, _) = learn::QNet::load(&path, &game, G::BOARD_SIZE)
+                let (net, card) = learn::QNet::load(&path, &game, G::BOARD_SIZE)
                     .map_err(|e| bad(spec, &path, e))?;
-                Ok(Box::new(learn::DqnAgent::<G>::new(net, spec.to_string())))
+                // `load` has already checked the card's encoding.
+                let encoding = learn::QNet::card_encoding(&card).unwrap_or_default();
+                Ok(Box::new(learn::DqnAgent::<G>::with_encoding(
+                    net,
+                    encoding,
+                    spec.to_string(),
+                )))
             }
         }),
     );

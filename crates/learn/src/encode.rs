@@ -117,6 +117,125 @@ impl<G: Game> Encoder<G> for StonePlanes {
     }
 }
 
+/// The reference DQN design's input: two planes — the board (0 empty, 1 black, 2 white) and
+/// whose turn it is (every point 1 when Black is to move, 2 when White is). Colours are
+/// absolute, not relative to the mover.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SeedPlanes;
+
+impl SeedPlanes {
+    /// Planes per position.
+    pub const PLANES: usize = 2;
+
+    /// Appends the planes of a stored position: its [`mover_cells`] (`points` of them are used)
+    /// and whether Black is to move.
+    pub fn encode_cells(cells: &[i8], black_to_move: bool, points: usize, out: &mut Vec<f32>) {
+        let (mover, other) = if black_to_move {
+            (1.0, 2.0)
+        } else {
+            (2.0, 1.0)
+        };
+        let base = out.len();
+        out.resize(base + Self::PLANES * points, 0.0);
+        for (i, &c) in cells.iter().enumerate().take(points) {
+            if c > 0 {
+                out[base + i] = mover;
+            } else if c < 0 {
+                out[base + i] = other;
+            }
+        }
+        out[base + points..base + 2 * points].fill(mover);
+    }
+}
+
+impl<G: Game> Encoder<G> for SeedPlanes {
+    fn planes(&self) -> usize {
+        Self::PLANES
+    }
+
+    fn encode(&self, pos: &G, out: &mut Vec<f32>) {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let turn = if pos.side_to_move() == Color::Black {
+            1.0
+        } else {
+            2.0
+        };
+        let base = out.len();
+        out.resize(base + Self::PLANES * points, 0.0);
+        for i in 0..points {
+            out[base + i] = match pos.stone_at(i) {
+                Some(Color::Black) => 1.0,
+                Some(Color::White) => 2.0,
+                None => 0.0,
+            };
+        }
+        out[base + points..base + 2 * points].fill(turn);
+    }
+}
+
+/// Which planes a DQN network reads: the choice is saved with its settings and on its model
+/// card, so a model is always fed what it was trained on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Encoding {
+    /// [`StonePlanes`]: mover's stones, opponent's stones, Black to move (3 planes).
+    #[default]
+    Stones,
+    /// [`SeedPlanes`]: the board as 0/1/2 and the turn as 1/2 (2 planes), as the reference
+    /// design feeds its ResNet.
+    Seed,
+}
+
+impl Encoding {
+    /// Planes per position.
+    #[must_use]
+    pub fn planes(self) -> usize {
+        match self {
+            Encoding::Stones => StonePlanes::PLANES,
+            Encoding::Seed => SeedPlanes::PLANES,
+        }
+    }
+
+    /// Appends the planes of a stored position (its [`mover_cells`] and whether Black is to
+    /// move).
+    pub fn encode_cells(
+        self,
+        cells: &[i8],
+        black_to_move: bool,
+        points: usize,
+        out: &mut Vec<f32>,
+    ) {
+        match self {
+            Encoding::Stones => StonePlanes::encode_cells(cells, black_to_move, points, out),
+            Encoding::Seed => SeedPlanes::encode_cells(cells, black_to_move, points, out),
+        }
+    }
+}
+
+impl std::str::FromStr for Encoding {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "stones" => Ok(Encoding::Stones),
+            "seed" => Ok(Encoding::Seed),
+            _ => Err(format!("unknown encoding {s:?}: use stones or seed")),
+        }
+    }
+}
+
+impl<G: Game> Encoder<G> for Encoding {
+    fn planes(&self) -> usize {
+        Encoding::planes(*self)
+    }
+
+    fn encode(&self, pos: &G, out: &mut Vec<f32>) {
+        match self {
+            Encoding::Stones => StonePlanes.encode(pos, out),
+            Encoding::Seed => SeedPlanes.encode(pos, out),
+        }
+    }
+}
+
 /// The Q-learning MLP's input: one plane, +1 for the mover's stones, −1 for the opponent's.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SignedBoard;
@@ -168,6 +287,23 @@ mod tests {
             assert_eq!(planes, stored, "from the position = from its stored cells");
             let mut signed = Vec::new();
             SignedBoard.encode(&pos, &mut signed);
+            let mut seed = Vec::new();
+            SeedPlanes.encode(&pos, &mut seed);
+            let mut seed_stored = Vec::new();
+            Encoding::Seed.encode_cells(
+                &mover_cells(&pos),
+                me == Color::Black,
+                points,
+                &mut seed_stored,
+            );
+            assert_eq!(
+                seed, seed_stored,
+                "seed planes: from the position = from its stored cells"
+            );
+            assert_eq!(seed.len(), 2 * points);
+            let mut via_enum = Vec::new();
+            Encoder::<G>::encode(&Encoding::Stones, &pos, &mut via_enum);
+            assert_eq!(via_enum, planes);
             assert_eq!(planes.len(), 3 * points);
             assert_eq!(signed.len(), points);
             for i in 0..points {
@@ -181,6 +317,17 @@ mod tests {
                     f32::from(u8::from(me == Color::Black))
                 );
                 assert_eq!(signed[i], own - other);
+                let board_code = match stone {
+                    None => 0.0,
+                    Some(Color::Black) => 1.0,
+                    Some(Color::White) => 2.0,
+                };
+                assert_eq!(seed[i], board_code, "seed board plane at {i}");
+                assert_eq!(
+                    seed[points + i],
+                    if me == Color::Black { 1.0 } else { 2.0 },
+                    "seed turn plane"
+                );
             }
             let mask = legal_mask(&pos);
             assert_eq!(mask.len(), G::NUM_ACTIONS);

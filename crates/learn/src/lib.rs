@@ -10,6 +10,7 @@ pub mod competitive;
 pub mod dqn;
 pub mod encode;
 pub mod init;
+pub mod presets;
 pub mod qmlp;
 pub mod qtable;
 pub mod replay;
@@ -20,9 +21,9 @@ pub mod speed;
 pub use competitive::{CompetitiveStats, CompetitiveTrainer};
 pub use dqn::{
     evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
-    EpisodeStats, Rewards, Seat,
+    EndReward, EpisodeStats, LearnFrom, Rewards, Seat, SelfPlayTrainer,
 };
-pub use encode::{legal_mask, Encoder, SignedBoard, StonePlanes};
+pub use encode::{legal_mask, Encoder, Encoding, SeedPlanes, SignedBoard, StonePlanes};
 pub use qmlp::{QMlpAgent, QMlpConfig, QMlpNet, QMlpTrainer};
 pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};

@@ -3,15 +3,24 @@
 //! epochs of 10 games with ε = (e^(−0.017·epoch) + 0.11) / 1.1. After each game the agent's moves
 //! get targets: the discounted best value of its next decision (γ = 0.99), or for its last move
 //! the final disc share 2·own/total − 1.
+//!
+//! [`QMlpConfig`]'s defaults are that corrected trainer (colours alternating, burn's default
+//! initialisation, one Adam step per game, no defects). The design itself (the `seed001`
+//! preset, [`crate::presets`]) is the same trainer with other settings: the learner always
+//! Black ([`QMlpLearner::Black`]), N(0, 1) weights and biases ([`QMlpInit::Normal`]), one plain
+//! SGD step per epoch ([`QMlpOptimizer::SgdPerEpoch`]), a 60%-random fixed untrained network as
+//! the opponent ([`QMlpOpponent::Mixed`]), and its three code defects as switches
+//! ([`Defects`]), off by default. The pieces a switch changes are pure functions, each tested
+//! on its own: [`choose`] (the greedy point), [`opponent_move`] and [`q_targets`].
 
 use burn::module::Module;
 use search::{Agent, AgentError, Budget, Decision};
 
 use crate::checkpoint::{write_atomic, ModelError};
 use crate::encode::{legal_points, Encoder, SignedBoard};
-use burn::nn::{Linear, LinearConfig};
+use burn::nn::{Initializer, Linear, LinearConfig};
 use burn::optim::ModuleOptimizer;
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::{AdamConfig, GradientsParams, SgdConfig};
 use burn::tensor::{Device, Tensor, TensorData};
 use game::Color;
 use game::Game;
@@ -29,14 +38,34 @@ pub struct QMlpNet {
 
 impl QMlpNet {
     /// A freshly initialised network for a board of `points` points (64-128-128-64-64 on
-    /// 8x8); its weights depend only on `seed`.
+    /// 8x8) with burn's default initialisation ([`QMlpInit::Default`]); its weights depend
+    /// only on `seed`.
     #[must_use]
     pub fn new(points: usize, seed: u64, device: &Device) -> Self {
+        Self::with_init(points, seed, QMlpInit::Default, device)
+    }
+
+    /// A freshly initialised network as [`new`](Self::new), its weights and biases drawn as
+    /// `init` says. The parameters are drawn under [`crate::init::seeded`] (in field order,
+    /// with no other seeded build in between), so they depend only on `seed` and `init`.
+    #[must_use]
+    pub fn with_init(points: usize, seed: u64, init: QMlpInit, device: &Device) -> Self {
+        let layer = |inputs: usize, outputs: usize| {
+            let config = LinearConfig::new(inputs, outputs);
+            match init {
+                QMlpInit::Default => config,
+                QMlpInit::Normal => config.with_initializer(Initializer::Normal {
+                    mean: 0.0,
+                    std: 1.0,
+                }),
+            }
+            .init(device)
+        };
         crate::init::seeded(device, seed, || QMlpNet {
-            input: LinearConfig::new(points, 128).init(device),
-            hidden1: LinearConfig::new(128, 128).init(device),
-            hidden2: LinearConfig::new(128, 64).init(device),
-            output: LinearConfig::new(64, points).init(device),
+            input: layer(points, 128),
+            hidden1: layer(128, 128),
+            hidden2: layer(128, 64),
+            output: layer(64, points),
         })
     }
 
@@ -64,19 +93,112 @@ impl QMlpNet {
     }
 }
 
-/// Settings of Q-MLP training.
+/// The three defects of the reference design's code, each a switch (all off by default), so a
+/// run can measure which one stopped learning.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Defects {
+    /// The "greedy" move takes the lowest Q-value (the design sorts and pops the wrong end):
+    /// the learner's greedy moves in training and the fixed opponent network's moves
+    /// ([`QMlpOpponent::Mixed`]), both through [`choose`]. Evaluation and the exported agent
+    /// ([`QMlpAgent`]) still play the highest value: they measure what the network learned.
+    pub greedy_lowest: bool,
+    /// Every update uses the game's first position as its state (the state is never advanced):
+    /// the input of each of a game's updates is the board of the learner's first decision (the
+    /// start position when it plays Black, as in `seed001`), while the moves, the targets
+    /// (from the real next positions) and the play itself are those of the game as played.
+    /// The target rows are the network's values of that input, but for the move's entry
+    /// ([`q_targets`]).
+    pub frozen_state: bool,
+    /// The target adds γ·max Q(next) over all outputs to the current Q instead of replacing it:
+    /// Q(input, a) + γ·max over all the points of the next decision's values, legal or not
+    /// ([`q_targets`]); the last move's target is still the final disc share.
+    pub additive_target: bool,
+}
+
+/// Which colour the learner takes in its training games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QMlpLearner {
+    /// Black in the epoch's even games (0, 2, ...), White in the odd ones (ours, the default).
+    #[default]
+    Alternate,
+    /// Always Black, moving first (the design, `seed001`).
+    Black,
+}
+
+/// How the networks' weights and biases are drawn (the learner's, and the fixed opponent
+/// network's of [`QMlpOpponent::Mixed`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QMlpInit {
+    /// burn's default for a dense layer (Kaiming uniform, weights and biases), ours.
+    #[default]
+    Default,
+    /// Every weight and bias from N(0, 1) (the design, `seed001`).
+    Normal,
+}
+
+/// The optimizer of the learner's network, and when it steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QMlpOptimizer {
+    /// One Adam step after each game on that game's mean squared error (ours, the default).
+    #[default]
+    Adam,
+    /// Plain SGD (no momentum, no weight decay), one step after each epoch (the design,
+    /// `seed001`). The epoch's loss is the **sum** of its games' losses, each the mean squared
+    /// error of one game as with Adam: the same step as accumulating each game's gradient and
+    /// stepping once at the end of the epoch. The network does not change within an epoch, so
+    /// every move and every target of the epoch is by the network of its start.
+    SgdPerEpoch,
+}
+
+/// Who the learner plays in its training games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum QMlpOpponent {
+    /// A uniformly random legal move (ours, the default).
+    #[default]
+    Random,
+    /// A uniformly random legal move with probability `random`, otherwise the best legal point
+    /// of a fixed network of the learner's shape, initialised as the learner is
+    /// ([`QMlpConfig::init`]) from a seed derived from the run's ([`opponent_seed`]) and never
+    /// trained (the design, `seed001`: `random` 0.6). The network's point is chosen by
+    /// [`choose`], as the learner's greedy move is, so [`Defects::greedy_lowest`] turns it into
+    /// the lowest point for this network too (in the design both players' choices are one
+    /// function).
+    Mixed {
+        /// The probability of a random move, in [0, 1].
+        random: f64,
+    },
+}
+
+/// Settings of Q-MLP training. The defaults are the corrected trainer; the `seed001` preset
+/// ([`crate::presets`]) sets the design's learner, opponent, initialisation and optimizer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QMlpConfig {
-    /// Epochs of `games_per_epoch` games against `random`.
+    /// Epochs of `games_per_epoch` games against the training opponent.
     pub epochs: usize,
     /// Games per epoch.
     pub games_per_epoch: usize,
     /// Discount of the next decision's value.
     pub gamma: f32,
-    /// Adam learning rate.
+    /// Learning rate of the optimizer (`optimizer`: Adam 1e-3 by default; the design's SGD
+    /// 0.03).
     pub learning_rate: f64,
     /// Seed of the network, the exploration and the opponent.
     pub seed: u64,
+    /// Which colour the learner takes.
+    pub learner: QMlpLearner,
+    /// The training opponent.
+    pub opponent: QMlpOpponent,
+    /// How the networks are initialised.
+    pub init: QMlpInit,
+    /// The optimizer and when it steps.
+    pub optimizer: QMlpOptimizer,
+    /// The design's code defects switched on (none by default).
+    pub defects: Defects,
 }
 
 impl Default for QMlpConfig {
@@ -87,8 +209,128 @@ impl Default for QMlpConfig {
             gamma: 0.99,
             learning_rate: 1e-3,
             seed: 1,
+            learner: QMlpLearner::Alternate,
+            opponent: QMlpOpponent::Random,
+            init: QMlpInit::Default,
+            optimizer: QMlpOptimizer::Adam,
+            defects: Defects::default(),
         }
     }
+}
+
+/// The seed of the fixed opponent network of [`QMlpOpponent::Mixed`] in a run seeded `seed`:
+/// not `seed` itself, which would make it a copy of the learner's starting network.
+#[must_use]
+pub fn opponent_seed(seed: u64) -> u64 {
+    seed ^ 0x6F70_706F_6E65_6E74 // "opponent"
+}
+
+/// The point a network picks among `legal` by its values `q` (one per point): the highest value,
+/// the lowest point among ties; with `lowest` ([`Defects::greedy_lowest`]: the design sorts the
+/// values and pops the wrong end) the lowest value, again the lowest point among ties. A point
+/// outside `q` counts as 0. `None` when `legal` is empty.
+#[must_use]
+pub fn choose(q: &[f32], legal: &[usize], lowest: bool) -> Option<usize> {
+    let value = |a: usize| q.get(a).copied().unwrap_or(0.0);
+    let points = legal.iter().copied();
+    if lowest {
+        points.min_by(|&a, &b| value(a).total_cmp(&value(b)).then(a.cmp(&b)))
+    } else {
+        points.max_by(|&a, &b| value(a).total_cmp(&value(b)).then(b.cmp(&a)))
+    }
+}
+
+/// The training opponent's move among `legal` (not empty), drawn from `rng`, and whether it was
+/// drawn at random. [`QMlpOpponent::Random`]: one uniform draw. [`QMlpOpponent::Mixed`]: a
+/// uniform number in [0, 1); below `random`, a uniform legal point, otherwise `net()` (the fixed
+/// network's choice; its first legal point if it has none, or one that is not legal).
+/// `None` when `legal` is empty (nothing is drawn then).
+pub fn opponent_move<R: rand::Rng + ?Sized>(
+    opponent: QMlpOpponent,
+    rng: &mut R,
+    legal: &[usize],
+    net: impl FnOnce() -> Option<usize>,
+) -> Option<(usize, bool)> {
+    let first = *legal.first()?;
+    let uniform = |rng: &mut R| legal.get(rng.random_range(0..legal.len())).copied();
+    match opponent {
+        QMlpOpponent::Random => uniform(rng).map(|a| (a, true)),
+        QMlpOpponent::Mixed { random } => {
+            if rng.random::<f64>() < random {
+                uniform(rng).map(|a| (a, true))
+            } else {
+                let a = net().filter(|a| legal.contains(a)).unwrap_or(first);
+                Some((a, false))
+            }
+        }
+    }
+}
+
+/// One decision of the learner in a game: the point it chose and the legal points it chose
+/// from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LearnerMove {
+    /// The point played.
+    pub action: usize,
+    /// The legal points of the position.
+    pub legal: Vec<usize>,
+}
+
+/// The regression targets of one game's learner decisions, `[moves.len(), points]` row-major.
+///
+/// `q_input` holds the network's values of each update's input (row `t`: the board fed for
+/// decision `t`; the real board, or the game's first one under [`Defects::frozen_state`]) and
+/// `q_real` those of the real board of each decision. A target row is its `q_input` row (so
+/// only the chosen point has an error) with the chosen point's entry replaced by:
+/// - at the last decision, `share` (the final disc share, 2·own/total − 1);
+/// - otherwise γ·max over the next decision's legal points of its `q_real` row;
+/// - with `additive` ([`Defects::additive_target`]), instead `q_input[t][action]` + γ·max over
+///   all the points of the next decision's `q_real` row (legal or not); the last decision's
+///   target is still `share`.
+///
+/// Rows missing from `q_input` or `q_real` (slices too short) count as 0.
+#[must_use]
+pub fn q_targets(
+    q_input: &[f32],
+    q_real: &[f32],
+    moves: &[LearnerMove],
+    points: usize,
+    share: f32,
+    gamma: f32,
+    additive: bool,
+) -> Vec<f32> {
+    let mut target = q_input.to_vec();
+    target.resize(moves.len() * points, 0.0);
+    for (t, step) in moves.iter().enumerate() {
+        let value = match moves.get(t + 1) {
+            None => share,
+            Some(next) => {
+                let row = q_real
+                    .get((t + 1) * points..(t + 2) * points)
+                    .unwrap_or(&[]);
+                let at = |a: usize| row.get(a).copied().unwrap_or(0.0);
+                if additive {
+                    let best = (0..points).map(at).fold(f32::NEG_INFINITY, f32::max);
+                    q_input
+                        .get(t * points + step.action)
+                        .copied()
+                        .unwrap_or(0.0)
+                        + gamma * best
+                } else {
+                    gamma
+                        * next
+                            .legal
+                            .iter()
+                            .map(|&a| at(a))
+                            .fold(f32::NEG_INFINITY, f32::max)
+                }
+            }
+        };
+        if let Some(entry) = target.get_mut(t * points + step.action) {
+            *entry = value;
+        }
+    }
+    target
 }
 
 /// The exploration rate of the reference design at `epoch`.
@@ -104,13 +346,14 @@ pub struct EpochStats {
     pub epoch: usize,
     /// Exploration rate used.
     pub epsilon: f64,
-    /// Games won, drawn and lost against `random`.
+    /// Games won against the training opponent.
     pub wins: usize,
     /// Draws.
     pub draws: usize,
     /// Losses.
     pub losses: usize,
-    /// Mean training loss over the epoch's games.
+    /// Mean training loss over the epoch's games (each game's mean squared error before the
+    /// epoch's SGD step, with [`QMlpOptimizer::SgdPerEpoch`]).
     pub loss: f64,
     /// Each game: the agent's colour, result (+1, 0, −1) and loss.
     pub games: Vec<(Color, i32, f64)>,
@@ -124,66 +367,103 @@ fn encode<G: Game>(pos: &G) -> Vec<f32> {
     out
 }
 
-/// Trains a [`QMlpNet`] against a uniformly random opponent.
+/// The network's values for a batch of boards, flat `[boards.len(), points]`.
+fn q_rows(net: &QMlpNet, boards: &[Vec<f32>], points: usize, device: &Device) -> Vec<f32> {
+    let flat: Vec<f32> = boards.iter().flatten().copied().collect();
+    let input = Tensor::<2>::from_data(TensorData::new(flat, [boards.len(), points]), device);
+    net.forward(input)
+        .detach()
+        .into_data()
+        .try_to_vec::<f32>()
+        .unwrap_or_default()
+}
+
+/// A fresh optimizer of kind `kind`.
+fn optimizer(kind: QMlpOptimizer) -> ModuleOptimizer {
+    match kind {
+        QMlpOptimizer::Adam => AdamConfig::new().init(),
+        QMlpOptimizer::SgdPerEpoch => SgdConfig::new().init(),
+    }
+}
+
+/// One game's regression batch: the input boards and targets, flat `[rows, points]`.
+struct Batch {
+    inputs: Vec<f32>,
+    targets: Vec<f32>,
+    rows: usize,
+}
+
+/// Trains a [`QMlpNet`] against its training opponent ([`QMlpOpponent`]: uniformly random by
+/// default).
 pub struct QMlpTrainer<G: Game> {
     /// The network being trained.
     pub net: QMlpNet,
+    /// The fixed opponent network of [`QMlpOpponent::Mixed`] (never trained; rebuilt from the
+    /// seed, so it is not saved).
+    opponent_net: Option<QMlpNet>,
     optim: ModuleOptimizer,
     config: QMlpConfig,
     device: Device,
+    /// The device of the opponent network (no autodiff).
+    plain: Device,
     rng: ChaCha8Rng,
     epoch: usize,
     _game: std::marker::PhantomData<G>,
 }
 
 impl<G: Game> QMlpTrainer<G> {
-    /// A new network and optimizer.
+    /// A new network and optimizer (and, for [`QMlpOpponent::Mixed`], the fixed opponent
+    /// network, seeded by [`opponent_seed`]).
     #[must_use]
     pub fn new(config: QMlpConfig) -> Self {
         let device = Device::default().autodiff();
+        let plain = Device::default();
         let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let opponent_net = match config.opponent {
+            QMlpOpponent::Random => None,
+            QMlpOpponent::Mixed { .. } => Some(QMlpNet::with_init(
+                points,
+                opponent_seed(config.seed),
+                config.init,
+                &plain,
+            )),
+        };
         QMlpTrainer {
-            net: QMlpNet::new(points, config.seed, &device),
-            optim: AdamConfig::new().init(),
+            net: QMlpNet::with_init(points, config.seed, config.init, &device),
+            opponent_net,
+            optim: optimizer(config.optimizer),
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             config,
             device,
+            plain,
             epoch: 0,
             _game: std::marker::PhantomData,
         }
     }
 
     fn q_values(&self, boards: &[Vec<f32>]) -> Vec<f32> {
-        let points = G::BOARD_SIZE * G::BOARD_SIZE;
-        let flat: Vec<f32> = boards.iter().flatten().copied().collect();
-        let input =
-            Tensor::<2>::from_data(TensorData::new(flat, [boards.len(), points]), &self.device);
-        self.net
-            .forward(input)
-            .detach()
-            .into_data()
-            .try_to_vec::<f32>()
-            .unwrap_or_default()
+        q_rows(
+            &self.net,
+            boards,
+            G::BOARD_SIZE * G::BOARD_SIZE,
+            &self.device,
+        )
     }
 
-    /// The best legal point by the network (the first among ties).
+    /// The best legal point by the network (the first among ties), whatever the defects.
     pub fn greedy(&self, pos: &G) -> Option<usize> {
-        let legal = legal_points(pos);
-        let q = self.q_values(&[encode(pos)]);
-        legal.into_iter().max_by(|&a, &b| {
-            q.get(a)
-                .unwrap_or(&0.0)
-                .total_cmp(q.get(b).unwrap_or(&0.0))
-                .then(b.cmp(&a))
-        })
+        choose(&self.q_values(&[encode(pos)]), &legal_points(pos), false)
     }
 
-    /// Plays one game against random (the agent takes `me`) and learns from it; returns the
-    /// agent's result (+1, 0, −1) and the loss.
-    fn game(&mut self, me: Color, epsilon: f64) -> (i32, f64) {
+    /// Plays one game against the training opponent (the agent takes `me`) and makes its
+    /// regression batch; returns the agent's result (+1, 0, −1), the loss and the batch (none
+    /// when the agent made no decision).
+    fn play(&mut self, me: Color, epsilon: f64) -> (i32, f64, Option<Batch>) {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let lowest = self.config.defects.greedy_lowest;
         let mut pos = G::start();
-        // The agent's decisions: board, chosen point, legal points.
-        let mut states: Vec<(Vec<f32>, usize, Vec<usize>)> = Vec::new();
+        // The agent's decisions: board and move.
+        let mut states: Vec<(Vec<f32>, LearnerMove)> = Vec::new();
         while !pos.is_over() {
             if let Some(pass) = pos.forced_pass() {
                 pos = pos.play_unchecked(pass);
@@ -194,12 +474,31 @@ impl<G: Game> QMlpTrainer<G> {
                 let a = if self.rng.random::<f64>() < epsilon {
                     legal[self.rng.random_range(0..legal.len())]
                 } else {
-                    self.greedy(&pos).unwrap_or(legal[0])
+                    choose(&self.q_values(&[encode(&pos)]), &legal, lowest).unwrap_or(legal[0])
                 };
-                states.push((encode(&pos), a, legal));
+                states.push((
+                    encode(&pos),
+                    LearnerMove {
+                        action: a,
+                        legal: legal.clone(),
+                    },
+                ));
                 a
             } else {
-                legal[self.rng.random_range(0..legal.len())]
+                let (net, plain) = (&self.opponent_net, &self.plain);
+                let board = &pos;
+                let picked = opponent_move(self.config.opponent, &mut self.rng, &legal, || {
+                    let net = net.as_ref()?;
+                    choose(
+                        &q_rows(net, &[encode(board)], points, plain),
+                        &legal,
+                        lowest,
+                    )
+                });
+                match picked {
+                    Some((a, _)) => a,
+                    None => break,
+                }
             };
             let Some(mv) = G::action_move(action) else {
                 break;
@@ -219,41 +518,90 @@ impl<G: Game> QMlpTrainer<G> {
         };
         let result = pos.outcome().map_or(0, |o| o.score_for(me).signum());
         if states.is_empty() {
-            return (result, 0.0);
+            return (result, 0.0, None);
         }
-        // Targets: the next decision's best value, discounted; the final share at the end.
-        let boards: Vec<Vec<f32>> = states.iter().map(|s| s.0.clone()).collect();
-        let q_now = self.q_values(&boards);
+        let real: Vec<Vec<f32>> = states.iter().map(|s| s.0.clone()).collect();
+        let moves: Vec<LearnerMove> = states.into_iter().map(|s| s.1).collect();
+        let q_real = self.q_values(&real);
+        // The update's inputs: the real boards, or the first one throughout (frozen state).
+        let (inputs, q_input) = if self.config.defects.frozen_state {
+            let first = &real[0];
+            let row = self.q_values(std::slice::from_ref(first));
+            let rows = moves.len();
+            (first.repeat(rows), row.repeat(rows))
+        } else {
+            (real.concat(), q_real.clone())
+        };
+        let targets = q_targets(
+            &q_input,
+            &q_real,
+            &moves,
+            points,
+            share,
+            self.config.gamma,
+            self.config.defects.additive_target,
+        );
+        // The game's mean squared error (targets differ from the values only at the moves).
+        let loss = q_input
+            .iter()
+            .zip(&targets)
+            .map(|(q, t)| f64::from(q - t).powi(2))
+            .sum::<f64>()
+            / targets.len().max(1) as f64;
+        let batch = Batch {
+            inputs,
+            targets,
+            rows: moves.len(),
+        };
+        (result, loss, Some(batch))
+    }
+
+    /// One optimizer step on the sum of `batches`' mean squared errors (one batch: its mean
+    /// squared error); returns that loss.
+    fn step(&mut self, batches: &[Batch]) -> f64 {
         let points = G::BOARD_SIZE * G::BOARD_SIZE;
-        let mut target = q_now.clone();
-        for t in 0..states.len() {
-            let value = if t + 1 == states.len() {
-                share
-            } else {
-                let next = &states[t + 1];
-                let row = &q_now[(t + 1) * points..(t + 2) * points];
-                self.config.gamma
-                    * next
-                        .2
-                        .iter()
-                        .map(|&a| row[a])
-                        .fold(f32::NEG_INFINITY, f32::max)
-            };
-            target[t * points + states[t].1] = value;
+        let rows: usize = batches.iter().map(|b| b.rows).sum();
+        if rows == 0 {
+            return 0.0;
         }
-        let flat: Vec<f32> = boards.iter().flatten().copied().collect();
-        let input =
-            Tensor::<2>::from_data(TensorData::new(flat, [states.len(), points]), &self.device);
-        let target = Tensor::<2>::from_data(
-            TensorData::new(target, [states.len(), points]),
+        let input = Tensor::<2>::from_data(
+            TensorData::new(
+                batches
+                    .iter()
+                    .flat_map(|b| b.inputs.iter().copied())
+                    .collect(),
+                [rows, points],
+            ),
             &self.device,
         );
-        let loss = (self.net.forward(input) - target).powi_scalar(2).mean();
+        let target = Tensor::<2>::from_data(
+            TensorData::new(
+                batches
+                    .iter()
+                    .flat_map(|b| b.targets.iter().copied())
+                    .collect(),
+                [rows, points],
+            ),
+            &self.device,
+        );
+        let squared = (self.net.forward(input) - target).powi_scalar(2);
+        let loss = if let [_] = batches {
+            squared.mean()
+        } else {
+            // Each game's mean: every element weighted by 1 / (its game's rows · points).
+            let weights: Vec<f32> = batches
+                .iter()
+                .flat_map(|b| std::iter::repeat_n(1.0 / (b.rows * points) as f32, b.rows * points))
+                .collect();
+            let weights =
+                Tensor::<2>::from_data(TensorData::new(weights, [rows, points]), &self.device);
+            (squared * weights).sum()
+        };
         let loss_value = f64::from(loss.clone().into_scalar::<f32>());
         let grads = GradientsParams::from_grads(loss.backward(), &self.net);
         let net = std::mem::replace(&mut self.net, QMlpNet::new(points, 0, &self.device));
         self.net = self.optim.step(self.config.learning_rate, net, grads);
-        (result, loss_value)
+        loss_value
     }
 
     /// Epochs played.
@@ -262,7 +610,8 @@ impl<G: Game> QMlpTrainer<G> {
         self.epoch
     }
 
-    /// Plays and learns one epoch (colours alternate game by game). The epoch's generator is
+    /// Plays and learns one epoch (the learner's colour as [`QMlpConfig::learner`] says; one
+    /// Adam step after each game, or one SGD step at the end). The epoch's generator is
     /// derived from the seed and the epoch number, so a resumed run plays what an
     /// uninterrupted one would.
     pub fn epoch(&mut self) -> EpochStats {
@@ -280,13 +629,19 @@ impl<G: Game> QMlpTrainer<G> {
             loss: 0.0,
             games: Vec::new(),
         };
+        let mut pending = Vec::new();
         for g in 0..self.config.games_per_epoch {
-            let me = if g % 2 == 0 {
-                Color::Black
-            } else {
-                Color::White
+            let me = match self.config.learner {
+                QMlpLearner::Alternate if g % 2 == 1 => Color::White,
+                _ => Color::Black,
             };
-            let (result, loss) = self.game(me, eps);
+            let (result, mut loss, batch) = self.play(me, eps);
+            if let Some(batch) = batch {
+                match self.config.optimizer {
+                    QMlpOptimizer::Adam => loss = self.step(std::slice::from_ref(&batch)),
+                    QMlpOptimizer::SgdPerEpoch => pending.push(batch),
+                }
+            }
             stats.games.push((me, result, loss));
             match result {
                 1 => stats.wins += 1,
@@ -295,7 +650,21 @@ impl<G: Game> QMlpTrainer<G> {
             }
             stats.loss += loss / self.config.games_per_epoch as f64;
         }
+        if !pending.is_empty() {
+            self.step(&pending);
+        }
         stats
+    }
+
+    /// Optimizer steps taken, as counted on model cards: one per game (Adam; a game without a
+    /// decision of the learner, which Othello does not have, counts too), one per epoch (SGD
+    /// per epoch).
+    #[must_use]
+    pub fn optimizer_steps(&self) -> u64 {
+        match self.config.optimizer {
+            QMlpOptimizer::Adam => (self.epoch * self.config.games_per_epoch) as u64,
+            QMlpOptimizer::SgdPerEpoch => self.epoch as u64,
+        }
     }
 }
 
@@ -337,8 +706,9 @@ impl<G: Game> QMlpTrainer<G> {
         )
     }
 
-    /// Writes the network (with its parameter ids), the Adam state and the epoch count into
-    /// `dir`, which must exist.
+    /// Writes the network (with its parameter ids), the optimizer's state (Adam's moments; plain
+    /// SGD has none, and its file holds just that) and the epoch count into `dir`, which must
+    /// exist. The fixed opponent network is not written: it is rebuilt from the seed.
     ///
     /// # Errors
     /// [`ModelError`] when a file cannot be written.
@@ -386,9 +756,9 @@ impl<G: Game> QMlpTrainer<G> {
             why,
         };
         let optim_bytes = read("optim.bpk")?;
+        let kind = trainer.config.optimizer;
         trainer.optim = std::panic::catch_unwind(|| {
-            AdamConfig::new()
-                .init()
+            optimizer(kind)
                 .from_bytes(burn::tensor::Bytes::from_bytes_vec(optim_bytes))
                 .map_err(|e| format!("{e:?}"))
         })

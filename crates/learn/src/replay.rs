@@ -79,6 +79,11 @@ impl ReplayBuffer {
         }
     }
 
+    /// The transitions held, in storage order (oldest first until the ring wraps).
+    pub fn iter(&self) -> impl Iterator<Item = &Transition> {
+        self.items.iter()
+    }
+
     /// `n` transitions drawn uniformly with replacement (none when empty).
     pub fn sample<R: RngExt + ?Sized>(&self, rng: &mut R, n: usize) -> Vec<&Transition> {
         if self.items.is_empty() {

@@ -10,6 +10,7 @@ use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::{card_path, Card, ModelError};
+use crate::encode::Encoding;
 
 /// Input planes: [`StonePlanes`](crate::StonePlanes) (the mover's stones, the opponent's
 /// stones, and a constant plane that is 1 when Black is to move).
@@ -121,8 +122,8 @@ pub struct ResTrunk {
 }
 
 impl ResTrunk {
-    /// The trunk of `arch`.
-    fn new(arch: QNetArch, device: &Device) -> Self {
+    /// The trunk of `arch` over `planes` input planes.
+    fn new(arch: QNetArch, planes: usize, device: &Device) -> Self {
         match arch {
             QNetArch::SeedResnet => {
                 let mut blocks = Vec::new();
@@ -134,7 +135,7 @@ impl ResTrunk {
                     blocks.push(ResBlock::new(128, 128, device));
                 }
                 ResTrunk {
-                    stem: Conv2dConfig::new([PLANES, 64], [7, 7])
+                    stem: Conv2dConfig::new([planes, 64], [7, 7])
                         .with_stride([2, 2])
                         .with_padding(PaddingConfig2d::Explicit(3, 3, 3, 3))
                         .with_bias(false)
@@ -152,7 +153,7 @@ impl ResTrunk {
             QNetArch::Resnet { blocks, channels } => {
                 let channels = channels.max(1);
                 ResTrunk {
-                    stem: conv3x3(PLANES, channels, device),
+                    stem: conv3x3(planes, channels, device),
                     stem_norm: BatchNormConfig::new(channels).init(device),
                     pool: None,
                     blocks: (0..blocks)
@@ -241,10 +242,35 @@ impl QNet {
     /// depend only on `seed`.
     #[must_use]
     pub fn new(arch: QNetArch, n: usize, seed: u64, device: &Device) -> Self {
+        Self::with_encoding(arch, Encoding::Stones, n, seed, device)
+    }
+
+    /// A freshly initialised network of architecture `arch` reading `encoding`'s planes, for an
+    /// `n`x`n` board; its weights depend only on `seed`.
+    #[must_use]
+    pub fn with_encoding(
+        arch: QNetArch,
+        encoding: Encoding,
+        n: usize,
+        seed: u64,
+        device: &Device,
+    ) -> Self {
         crate::init::seeded(device, seed, || QNet {
-            trunk: ResTrunk::new(arch, device),
+            trunk: ResTrunk::new(arch, encoding.planes(), device),
             head: QHead::new(arch, n, device),
         })
+    }
+
+    /// The encoding a model's card names (its settings' `encoding`; files without one were
+    /// trained on [`Encoding::Stones`]).
+    ///
+    /// # Errors
+    /// A message when the card names an unknown encoding.
+    pub fn card_encoding(card: &Card) -> Result<Encoding, String> {
+        match card.config.get("encoding") {
+            None | Some(serde_json::Value::Null) => Ok(Encoding::Stones),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("encoding: {e}")),
+        }
     }
 
     /// Loads a DQN model file for `game` (board side `board_size`) as an inference network of
@@ -272,7 +298,14 @@ impl QNet {
                     return Err(bad(format!("implausible resnet {blocks}x{channels}")));
                 }
             }
-            Ok(QNet::new(arch, board_size, 0, &Device::default()))
+            let encoding = QNet::card_encoding(card).map_err(bad)?;
+            Ok(QNet::with_encoding(
+                arch,
+                encoding,
+                board_size,
+                0,
+                &Device::default(),
+            ))
         })
     }
 

@@ -10,7 +10,8 @@ use game::Game;
 use gomoku::Gomoku9;
 use learn::run::{QMlpSettings, CHECKPOINTS};
 use learn::{
-    build_trainer, resume, train, DqnConfig, Opponent, QNetArch, RunConfig, RunDir, RunError,
+    build_trainer, resume, train, DqnConfig, Encoding, EndReward, Opponent, QNetArch, Rewards,
+    RunConfig, RunDir, RunError,
 };
 use othello::Othello4;
 use search::{Agent, RandomAgent};
@@ -47,6 +48,24 @@ fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
             epsilon_decay: 32,
             target_sync: 8,
             seed: 5,
+            // The self-play trainer runs with the reference design's options, so resume and
+            // reproducibility cover them too.
+            encoding: if algo == "dqn-self-play" {
+                Encoding::Seed
+            } else {
+                Encoding::Stones
+            },
+            end_reward: if algo == "dqn-self-play" {
+                EndReward::Replace
+            } else {
+                EndReward::Add
+            },
+            steps_per_episode: usize::from(algo == "dqn-self-play"),
+            rewards: if algo == "dqn-self-play" {
+                Rewards::Seed
+            } else {
+                Rewards::Scaled
+            },
             ..DqnConfig::default()
         }),
         q_mlp: (algo == "q-mlp").then_some(QMlpSettings {
@@ -54,6 +73,7 @@ fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
             gamma: 0.99,
             learning_rate: 1e-3,
             seed: 5,
+            ..QMlpSettings::default()
         }),
     }
 }
@@ -119,7 +139,7 @@ fn checkpoints(root: &Path) -> Vec<String> {
 
 #[test]
 fn every_trainer_resumes_from_every_kept_checkpoint_like_an_uninterrupted_run() {
-    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
         let whole = folder(&format!("{algo}-whole"));
         run::<Othello4>(&whole, &tiny(algo, "othello4", 32), true).expect("uninterrupted");
         let expected = logs(&whole);
@@ -139,6 +159,9 @@ fn every_trainer_resumes_from_every_kept_checkpoint_like_an_uninterrupted_run() 
         )
         .expect("json");
         assert_eq!(card["algo"], if algo == "q-mlp" { "q-mlp" } else { "dqn" });
+        if algo == "dqn-self-play" {
+            assert_eq!(card["config"]["encoding"], "seed", "{card}");
+        }
         assert_eq!(card["game"], "othello4");
         assert_eq!(card["episodes"], 32);
         assert_eq!(card["last_eval"]["episode"], 32, "{card}");
@@ -365,7 +388,7 @@ fn q_table_runs_write_their_curve_and_repeat_exactly() {
 /// trainer.
 #[test]
 fn the_same_seed_writes_the_same_model_bytes() {
-    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
         let files = |name: &str| {
             let root = folder(&format!("{algo}-{name}"));
             run::<Othello4>(&root, &tiny(algo, "othello4", 16), true).expect("run");
@@ -433,7 +456,7 @@ fn copy_tree(from: &Path, to: &Path) {
 /// then resumed to the end; every copy must end with the uninterrupted run's logs.
 #[test]
 fn every_trainer_resumes_from_every_checkpoint_of_a_run() {
-    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
         let mut config = tiny(algo, "othello4", 40);
         config.eval_every = 12;
         let whole = folder(&format!("{algo}-every"));
@@ -540,7 +563,7 @@ fn flip_bytes(path: &Path) {
 /// run's logs and models (weights and cards, byte for byte).
 #[test]
 fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older_one() {
-    for algo in ["dqn", "dqn-competitive", "q-mlp"] {
+    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
         let whole = folder(&format!("{algo}-fallback-whole"));
         run::<Othello4>(&whole, &tiny(algo, "othello4", 24), true).expect("uninterrupted");
         let expected = logs(&whole);
@@ -570,7 +593,7 @@ fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older
         );
         let expected_files = if algo == "dqn-competitive" {
             13
-        } else if algo == "dqn" {
+        } else if algo == "dqn" || algo == "dqn-self-play" {
             7
         } else {
             4

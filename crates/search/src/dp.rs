@@ -56,6 +56,17 @@ pub struct ValueIterationReport {
     pub start_value: f64,
 }
 
+/// One sweep of value iteration, as [`ValueTable::solve_with`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sweep {
+    /// The sweep's number, from 1.
+    pub number: usize,
+    /// The largest update in the sweep: the most any position's value changed (max |ΔV|).
+    pub max_update: f64,
+    /// How many positions' values changed in the sweep.
+    pub changed_states: usize,
+}
+
 /// Error for a game too large to enumerate or a run that does not converge.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ValueIterationError {
@@ -86,6 +97,21 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
     pub fn solve(
         key: fn(&G) -> K,
         config: &ValueIterationConfig,
+    ) -> Result<(Self, ValueIterationReport), ValueIterationError> {
+        Self::solve_with(key, config, &mut |_| {})
+    }
+
+    /// [`ValueTable::solve`], calling `on_sweep` after every sweep with its number, its largest
+    /// update and how many values it changed. The last sweep reported is the one whose largest
+    /// update fell below the tolerance; the table and the report are those of `solve`.
+    ///
+    /// # Errors
+    /// [`ValueIterationError`] when the game is too large or does not converge (the sweeps done
+    /// until then have been reported).
+    pub fn solve_with(
+        key: fn(&G) -> K,
+        config: &ValueIterationConfig,
+        on_sweep: &mut dyn FnMut(Sweep),
     ) -> Result<(Self, ValueIterationReport), ValueIterationError> {
         let t = Instant::now();
         let start = G::start();
@@ -139,6 +165,7 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
             }
             let mut next = values.clone();
             delta = 0.0;
+            let mut changed_states = 0;
             for s in 0..states.len() {
                 if reward[s].is_some() {
                     continue;
@@ -153,10 +180,18 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
                 };
                 let v = config.discount * best;
                 delta = delta.max((v - values[s]).abs());
+                if v != values[s] {
+                    changed_states += 1;
+                }
                 next[s] = v;
             }
             values = next;
             sweeps += 1;
+            on_sweep(Sweep {
+                number: sweeps,
+                max_update: delta,
+                changed_states,
+            });
         }
         let report = ValueIterationReport {
             states: states.len(),

@@ -39,7 +39,7 @@ pub use agent::{Agent, AgentError, Budget, Decision};
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig};
 pub use checksum::NodeChecksum;
 pub use dp::{
-    DpAgent, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable,
+    DpAgent, Sweep, ValueIterationConfig, ValueIterationError, ValueIterationReport, ValueTable,
 };
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout, DEFAULT_TREE_BYTES};

@@ -66,7 +66,13 @@ impl<G: Game> DqnLearner<G> {
     pub fn new(config: DqnConfig) -> Result<Self, DqnError> {
         config.validate().map_err(DqnError::Config)?;
         let train_device = Device::default().autodiff();
-        let net = QNet::new(config.arch, G::BOARD_SIZE, config.seed, &train_device);
+        let net = QNet::with_encoding(
+            config.arch,
+            config.encoding,
+            G::BOARD_SIZE,
+            config.seed,
+            &train_device,
+        );
         Ok(Self::from_parts(config, net, None, train_device))
     }
 
@@ -117,8 +123,9 @@ impl<G: Game> DqnLearner<G> {
     pub fn q_batch(&mut self, boards: &[(&[i8], bool)]) -> Vec<f32> {
         self.evaluated += boards.len() as u64;
         let device = self.device.clone();
+        let encoding = self.config.encoding;
         let net = self.infer();
-        q_values(net, boards, G::BOARD_SIZE, &device)
+        q_values(net, boards, encoding, G::BOARD_SIZE, &device)
     }
 
     /// The stored form of a step's positions (mover cells, Black to move) and their action
@@ -140,6 +147,12 @@ impl<G: Game> DqnLearner<G> {
     #[must_use]
     pub fn replay_len(&self) -> usize {
         self.replay.len()
+    }
+
+    /// The replay buffer.
+    #[must_use]
+    pub fn replay(&self) -> &ReplayBuffer {
+        &self.replay
     }
 
     /// Mean loss of the gradient steps since the last call (None when there were none).
@@ -222,12 +235,28 @@ impl<G: Game> DqnLearner<G> {
         }
     }
 
-    /// Stores a transition and takes the gradient steps that are due.
+    /// Stores a transition and takes the gradient steps that are due (none when the learner
+    /// trains by episodes: see [`episode_end`](Self::episode_end)).
     pub(crate) fn push<R: RngExt>(&mut self, t: Transition, rng: &mut R) {
         self.replay.push(t);
+        if self.config.steps_per_episode > 0 {
+            return;
+        }
         self.fresh += 1;
         while self.fresh >= self.config.train_every {
             self.fresh -= self.config.train_every;
+            if self.replay.len() >= self.config.warmup.max(1) {
+                let loss = self.train_step(rng);
+                self.loss_sum += loss;
+                self.loss_count += 1;
+            }
+        }
+    }
+
+    /// At the end of a game it played: the `steps_per_episode` gradient steps of a learner
+    /// that trains by episodes (once the buffer holds `warmup` transitions).
+    pub(crate) fn episode_end<R: RngExt>(&mut self, rng: &mut R) {
+        for _ in 0..self.config.steps_per_episode {
             if self.replay.len() >= self.config.warmup.max(1) {
                 let loss = self.train_step(rng);
                 self.loss_sum += loss;
@@ -279,7 +308,13 @@ impl<G: Game> DqnLearner<G> {
         }
         // Targets from the target network: r + γ·max over the valid next actions.
         let next_refs: Vec<(&[i8], bool)> = nexts.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
-        let next_q = q_values(&self.target, &next_refs, n, &self.device);
+        let next_q = q_values(
+            &self.target,
+            &next_refs,
+            self.config.encoding,
+            n,
+            &self.device,
+        );
         let mut targets = Vec::with_capacity(batch.len());
         for (k, t) in batch.iter().enumerate() {
             let row = next_q.get(k * points..(k + 1) * points).unwrap_or(&[]);
@@ -302,7 +337,7 @@ impl<G: Game> DqnLearner<G> {
         }
         let state_refs: Vec<(&[i8], bool)> =
             states.iter().map(|(c, b)| (c.as_slice(), *b)).collect();
-        let input = planes(&state_refs, n, &self.train_device);
+        let input = planes(&state_refs, self.config.encoding, n, &self.train_device);
         let onehot = Tensor::<2>::from_data(
             TensorData::new(onehot, [batch.len(), points]),
             &self.train_device,
@@ -397,7 +432,13 @@ impl<G: Game> DqnLearner<G> {
             std::fs::read(&path).map_err(|source| ModelError::Io { path, source })
         };
         let train_device = Device::default().autodiff();
-        let mut net = QNet::new(config.arch, G::BOARD_SIZE, config.seed, &train_device);
+        let mut net = QNet::with_encoding(
+            config.arch,
+            config.encoding,
+            G::BOARD_SIZE,
+            config.seed,
+            &train_device,
+        );
         // Checkpoints written before the trunk/head split name the tensors the old way.
         let legacy = burn::store::KeyRemapper::from_patterns(crate::resnet::LEGACY_KEYS.to_vec())
             .map_err(|e| ModelError::Weights(e.to_string()))?;
@@ -416,7 +457,13 @@ impl<G: Game> DqnLearner<G> {
                 applied.missing.len()
             )));
         }
-        let mut target = QNet::new(config.arch, G::BOARD_SIZE, config.seed, &Device::default());
+        let mut target = QNet::with_encoding(
+            config.arch,
+            config.encoding,
+            G::BOARD_SIZE,
+            config.seed,
+            &Device::default(),
+        );
         load_weights_renamed(
             &mut target,
             read(state_files::TARGET)?,

@@ -4,12 +4,14 @@
 
 pub mod agent;
 pub mod learner;
+pub mod one_net;
 pub mod selfplay;
 pub mod trainer;
 
 pub use agent::DqnAgent;
 pub use learner::DqnLearner;
-pub use selfplay::{evaluate, play_games, GameEnd, Seat};
+pub use one_net::{SelfPlayStats, SelfPlayTrainer};
+pub use selfplay::{end_rewards, evaluate, play_games, GameEnd, Seat};
 pub use trainer::{round_rng, DqnTrainer, EpisodeStats};
 
 use burn::tensor::{Device, Tensor, TensorData};
@@ -17,8 +19,8 @@ use game::Game;
 use search::{AgentError, Decision};
 use serde::{Deserialize, Serialize};
 
-use crate::encode::StonePlanes;
-use crate::resnet::{QNet, QNetArch, PLANES};
+use crate::encode::Encoding;
+use crate::resnet::{QNet, QNetArch};
 
 /// How the learner picks its moves while training.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +49,41 @@ impl std::str::FromStr for Behaviour {
     }
 }
 
+/// What the end of the game does to the reward of the move that ends it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EndReward {
+    /// The result (±100, or ±1 scaled) is added to the last move's disc reward.
+    #[default]
+    Add,
+    /// The result replaces the last move's reward (the reference design): the game-ending move
+    /// earns each side only its result, ±100 (±1 scaled; 0 for a draw).
+    Replace,
+}
+
+impl std::str::FromStr for EndReward {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "add" => Ok(EndReward::Add),
+            "replace" => Ok(EndReward::Replace),
+            _ => Err(format!("unknown end reward {s:?}: use add or replace")),
+        }
+    }
+}
+
+/// Whose moves a learner stores in its replay buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LearnFrom {
+    /// Only the moves it chose.
+    #[default]
+    OwnMoves,
+    /// Every move of the game, whoever chose it (the reference design's competitive regime:
+    /// both networks insert every transition).
+    EveryMove,
+}
+
 /// Which rewards the learner sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -56,6 +93,22 @@ pub enum Rewards {
     Scaled,
     /// Only the result: ±1, 0 for a draw.
     Terminal,
+    /// The environment's `seed` rewards as they are: disc gain minus the opponent's change
+    /// after every move, ±100 at the end (the reference design before its authors divided by
+    /// 100).
+    Seed,
+}
+
+impl Rewards {
+    /// The environment's reward scheme behind these rewards.
+    #[must_use]
+    pub fn scheme(self) -> env::RewardScheme {
+        match self {
+            Rewards::Scaled => env::RewardScheme::Scaled,
+            Rewards::Terminal => env::RewardScheme::Terminal,
+            Rewards::Seed => env::RewardScheme::Seed,
+        }
+    }
 }
 
 /// Settings of DQN training (written to `config.json` and every checkpoint card).
@@ -96,6 +149,19 @@ pub struct DqnConfig {
     pub augment: bool,
     /// Seed of the network, the games and the sampling.
     pub seed: u64,
+    /// The input planes.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// Whether the result is added to the last move's reward or replaces it.
+    #[serde(default)]
+    pub end_reward: EndReward,
+    /// Gradient steps after each finished game, instead of one every `train_every`
+    /// transitions (0: by transitions).
+    #[serde(default)]
+    pub steps_per_episode: usize,
+    /// Whose moves the learner stores (with two learners in a game).
+    #[serde(default)]
+    pub learn_from: LearnFrom,
 }
 
 impl Default for DqnConfig {
@@ -118,6 +184,10 @@ impl Default for DqnConfig {
             uct_c: 0.3,
             augment: true,
             seed: 1,
+            encoding: Encoding::Stones,
+            end_reward: EndReward::Add,
+            steps_per_episode: 0,
+            learn_from: LearnFrom::OwnMoves,
         }
     }
 }
@@ -194,23 +264,35 @@ pub enum DqnError {
 }
 
 /// Input planes for a batch of stored (mover cells, Black to move) pairs:
-/// `[batch, PLANES, n, n]`, as [`StonePlanes`] encodes them.
-pub(crate) fn planes(boards: &[(&[i8], bool)], n: usize, device: &Device) -> Tensor<4> {
+/// `[batch, planes, n, n]`, as `encoding` encodes them.
+pub(crate) fn planes(
+    boards: &[(&[i8], bool)],
+    encoding: Encoding,
+    n: usize,
+    device: &Device,
+) -> Tensor<4> {
     let points = n * n;
-    let mut data = Vec::with_capacity(boards.len() * PLANES * points);
+    let per = encoding.planes();
+    let mut data = Vec::with_capacity(boards.len() * per * points);
     for (cells, black) in boards {
-        StonePlanes::encode_cells(cells, *black, points, &mut data);
+        encoding.encode_cells(cells, *black, points, &mut data);
     }
-    Tensor::<4>::from_data(TensorData::new(data, [boards.len(), PLANES, n, n]), device)
+    Tensor::<4>::from_data(TensorData::new(data, [boards.len(), per, n, n]), device)
 }
 
-/// Action values of a batch of boards under `net` (an inference copy): one row of `n·n` per
-/// board.
-pub fn q_values(net: &QNet, boards: &[(&[i8], bool)], n: usize, device: &Device) -> Vec<f32> {
+/// Action values of a batch of boards under `net` (an inference copy reading `encoding`'s
+/// planes): one row of `n·n` per board.
+pub fn q_values(
+    net: &QNet,
+    boards: &[(&[i8], bool)],
+    encoding: Encoding,
+    n: usize,
+    device: &Device,
+) -> Vec<f32> {
     if boards.is_empty() {
         return Vec::new();
     }
-    net.forward(planes(boards, n, device))
+    net.forward(planes(boards, encoding, n, device))
         .into_data()
         .try_to_vec::<f32>()
         .unwrap_or_default()

@@ -43,6 +43,12 @@ struct LearnerSeats<'a, 'l, G: Game, R: RngExt> {
     pending: Vec<[Option<Pending>; 2]>,
     rewards: Vec<[f32; 2]>,
     scheme: RewardScheme,
+    end_reward: EndReward,
+    /// What the learner at each colour learns from.
+    learn_from: [LearnFrom; 2],
+    /// Copies of transitions for the other learner of a game that learns from every move:
+    /// (learner, transition), stored after the step's own transitions.
+    shared: Vec<(usize, Transition)>,
     epsilon: f64,
     explore: bool,
     learn: bool,
@@ -62,6 +68,7 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
             .ok_or_else(|| AgentError::Failed(format!("no learner {player}")))?;
         let (stored, q) = learner.q_positions(requests);
         let mut moves = Vec::with_capacity(requests.len());
+        let mut shared = Vec::new();
         for (j, ((k, pos), (cells, black))) in requests.iter().zip(stored).enumerate() {
             let valid = legal_points(*pos);
             let row = q.get(j * points..(j + 1) * points).unwrap_or(&[]);
@@ -78,19 +85,20 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
             if self.learn {
                 let pending = &mut self.pending[*k][mover.index()];
                 if let Some(p) = pending.take() {
-                    learner.push(
-                        Transition {
-                            state: p.state,
-                            black: p.black,
-                            action: p.action as u16,
-                            reward: p.reward,
-                            next: cells.clone(),
-                            next_black: black,
-                            next_valid: valid.iter().map(|&v| v as u16).collect(),
-                            done: false,
-                        },
-                        self.rng,
-                    );
+                    let t = Transition {
+                        state: p.state,
+                        black: p.black,
+                        action: p.action as u16,
+                        reward: p.reward,
+                        next: cells.clone(),
+                        next_black: black,
+                        next_valid: valid.iter().map(|&v| v as u16).collect(),
+                        done: false,
+                    };
+                    if let Some(other) = sharer(&self.seats[*k], mover, player, self.learn_from) {
+                        shared.push((other, t.clone()));
+                    }
+                    learner.push(t, self.rng);
                 }
                 *pending = Some(Pending {
                     state: cells,
@@ -100,11 +108,22 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
                 });
             }
         }
+        self.shared.extend(shared);
+        for (other, t) in std::mem::take(&mut self.shared) {
+            if let Some(learner) = self.learners.get_mut(other) {
+                learner.push(t, self.rng);
+            }
+        }
         Ok(moves)
     }
 
     fn played(&mut self, game: usize, before: &G, mv: G::Move, after: &G) {
-        let r = env::move_rewards(before, mv, after, self.scheme);
+        let mut r = env::move_rewards(before, mv, after, self.scheme);
+        if self.end_reward == EndReward::Replace {
+            if let Some(outcome) = after.outcome() {
+                r = end_rewards(outcome, self.scheme);
+            }
+        }
         for ((total, pending), r) in self.rewards[game]
             .iter_mut()
             .zip(self.pending[game].iter_mut())
@@ -125,23 +144,70 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
             let Some(p) = self.pending[game][c].take() else {
                 continue;
             };
-            if let Some(learner) = self.seats[game][c].and_then(|l| self.learners.get_mut(l)) {
-                learner.push(
-                    Transition {
-                        state: p.state,
-                        black: p.black,
-                        action: p.action as u16,
-                        reward: p.reward,
-                        next: Vec::new(),
-                        next_black: false,
-                        next_valid: Vec::new(),
-                        done: true,
-                    },
-                    self.rng,
-                );
+            let t = Transition {
+                state: p.state,
+                black: p.black,
+                action: p.action as u16,
+                reward: p.reward,
+                next: Vec::new(),
+                next_black: false,
+                next_valid: Vec::new(),
+                done: true,
+            };
+            let mover = if c == 0 { Color::Black } else { Color::White };
+            let own = self.seats[game][c];
+            if let Some(other) =
+                own.and_then(|l| sharer(&self.seats[game], mover, l, self.learn_from))
+            {
+                if let Some(learner) = self.learners.get_mut(other) {
+                    learner.push(t.clone(), self.rng);
+                }
+            }
+            if let Some(learner) = own.and_then(|l| self.learners.get_mut(l)) {
+                learner.push(t, self.rng);
+            }
+        }
+        // Learners that train by episodes take their steps now, once per game each.
+        let mut seated: Vec<usize> = self.seats[game].iter().flatten().copied().collect();
+        seated.dedup();
+        for l in seated {
+            if let Some(learner) = self.learners.get_mut(l) {
+                learner.episode_end(self.rng);
             }
         }
     }
+}
+
+/// The other learner of a game that stores a copy of `mover`'s transitions (stored first by
+/// `own`): the learner at the other colour, when it is another learner and learns from every
+/// move.
+fn sharer(
+    seats: &[Option<usize>; 2],
+    mover: Color,
+    own: usize,
+    learn_from: [LearnFrom; 2],
+) -> Option<usize> {
+    let other_colour = mover.opponent().index();
+    let other = seats[other_colour]?;
+    (other != own && learn_from[other_colour] == LearnFrom::EveryMove).then_some(other)
+}
+
+/// The rewards `[black, white]` of the game-ending move when the result replaces the move's
+/// own reward: ±100 (±1 unless `scheme` is `Seed`) to the winner and the loser, 0 each for a
+/// draw.
+#[must_use]
+pub fn end_rewards(outcome: game::Outcome, scheme: RewardScheme) -> [f32; 2] {
+    let end = if scheme == RewardScheme::Seed {
+        100.0
+    } else {
+        1.0
+    };
+    let mut r = [0.0; 2];
+    if let Some(winner) = outcome.winner() {
+        r[winner.index()] = end;
+        r[winner.opponent().index()] = -end;
+    }
+    r
 }
 
 /// Plays one game per entry of `seats` at the same time on the multi-game driver; learners act
@@ -157,21 +223,37 @@ pub fn play_games<G: Game, R: RngExt>(
     learn: bool,
     rng: &mut R,
 ) -> Result<Vec<GameEnd>, DqnError> {
-    let scheme = match learners.first().map(|l| l.config.rewards) {
-        Some(Rewards::Terminal) => RewardScheme::Terminal,
-        _ => RewardScheme::Scaled,
-    };
+    let scheme = learners
+        .first()
+        .map_or(RewardScheme::Scaled, |l| l.config.rewards.scheme());
+    let end_reward = learners
+        .first()
+        .map_or(EndReward::Add, |l| l.config.end_reward);
     let learner_at = |seat: &Seat<G>| match seat {
         Seat::Batched(l) => Some(*l),
         Seat::Agent(_) => None,
     };
     let n = seats.len();
-    let mut players = LearnerSeats {
-        seats: seats
+    let seat_learners: Vec<[Option<usize>; 2]> = seats
+        .iter()
+        .map(|[b, w]| [learner_at(b), learner_at(w)])
+        .collect();
+    // What each colour's learner learns from (per game the same learner sits at one colour
+    // in every game of a round, or none does).
+    let learn_from_of = |colour: usize| {
+        seat_learners
             .iter()
-            .map(|[b, w]| [learner_at(b), learner_at(w)])
-            .collect(),
+            .find_map(|s| s[colour])
+            .and_then(|l| learners.get(l))
+            .map_or(LearnFrom::OwnMoves, |l| l.config.learn_from)
+    };
+    let learn_from = [learn_from_of(0), learn_from_of(1)];
+    let mut players = LearnerSeats {
+        seats: seat_learners,
         learners,
+        learn_from,
+        end_reward,
+        shared: Vec::new(),
         pending: (0..n).map(|_| [None, None]).collect(),
         rewards: vec![[0.0; 2]; n],
         scheme,

@@ -22,8 +22,10 @@ pub use dir::{
 
 use crate::checkpoint::ModelError;
 use crate::competitive::CompetitiveTrainer;
-use crate::dqn::{DqnConfig, DqnError, DqnTrainer};
-use crate::qmlp::{QMlpConfig, QMlpTrainer};
+use crate::dqn::{DqnConfig, DqnError, DqnTrainer, SelfPlayTrainer};
+use crate::qmlp::{
+    Defects, QMlpConfig, QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer, QMlpTrainer,
+};
 
 /// The header of `eval.csv`.
 pub const EVAL_HEADER: &str = "episode,learner,opponent,games,win_rate,score,black_won,\
@@ -124,7 +126,7 @@ pub enum RunError {
 /// settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
-    /// `dqn`, `dqn-competitive` or `q-mlp`.
+    /// `dqn`, `dqn-self-play`, `dqn-competitive` or `q-mlp`.
     pub algo: String,
     /// The game id (`othello8`, `gomoku9`, ...), written on the model cards.
     pub game: String,
@@ -147,21 +149,57 @@ pub struct RunConfig {
     pub q_mlp: Option<QMlpSettings>,
 }
 
-/// The Q-learning MLP's settings in `config.json`.
+/// The Q-learning MLP's settings in `config.json`. The design's settings (`learner`,
+/// `opponent`, `init`, `optimizer`, `defects`) came later: a `config.json` without them loads
+/// with their defaults, the corrected trainer it was written by.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QMlpSettings {
-    /// Games per epoch (one gradient step per game).
+    /// Games per epoch (one gradient step per game with Adam, one per epoch with SGD).
     pub games_per_epoch: usize,
     /// Discount.
     pub gamma: f32,
-    /// Adam learning rate.
+    /// Learning rate of the optimizer.
     pub learning_rate: f64,
     /// Seed of the network and the games.
     pub seed: u64,
+    /// Which colour the learner takes (default: alternating).
+    #[serde(default)]
+    pub learner: QMlpLearner,
+    /// The training opponent (default: uniformly random; not the run's `opponent`, which
+    /// q-mlp does not use).
+    #[serde(default)]
+    pub opponent: QMlpOpponent,
+    /// How the networks are initialised (default: burn's).
+    #[serde(default)]
+    pub init: QMlpInit,
+    /// The optimizer and when it steps (default: Adam after each game).
+    #[serde(default)]
+    pub optimizer: QMlpOptimizer,
+    /// The design's code defects switched on (default: none).
+    #[serde(default)]
+    pub defects: Defects,
+}
+
+impl Default for QMlpSettings {
+    /// The corrected trainer's settings ([`QMlpConfig::default`]).
+    fn default() -> Self {
+        let c = QMlpConfig::default();
+        QMlpSettings {
+            games_per_epoch: c.games_per_epoch,
+            gamma: c.gamma,
+            learning_rate: c.learning_rate,
+            seed: c.seed,
+            learner: c.learner,
+            opponent: c.opponent,
+            init: c.init,
+            optimizer: c.optimizer,
+            defects: c.defects,
+        }
+    }
 }
 
 /// The algorithms [`build_trainer`] knows.
-pub const ALGOS: [&str; 3] = ["dqn", "dqn-competitive", "q-mlp"];
+pub const ALGOS: [&str; 4] = ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"];
 
 impl RunConfig {
     /// Games in one training round (the games played at once; q-mlp: an epoch). Evaluations
@@ -220,6 +258,13 @@ impl RunConfig {
                         "games_per_epoch must be at least 1".into(),
                     ));
                 }
+                if let QMlpOpponent::Mixed { random } = q.opponent {
+                    if !(0.0..=1.0).contains(&random) {
+                        return Err(RunError::Settings(format!(
+                            "the opponent's random share must be in [0, 1], not {random}"
+                        )));
+                    }
+                }
                 Ok(())
             }
             ("q-mlp", _, None) => Err(RunError::Settings(
@@ -232,8 +277,12 @@ impl RunConfig {
         }
     }
 
-    /// The settings of the Q-learning MLP trainer.
-    fn q_mlp_config(&self) -> Result<QMlpConfig, RunError> {
+    /// The settings of the Q-learning MLP trainer: `q_mlp`, with as many epochs as it takes
+    /// to play `episodes` games.
+    ///
+    /// # Errors
+    /// [`RunError::Settings`] when there are no `q_mlp` settings.
+    pub fn q_mlp_config(&self) -> Result<QMlpConfig, RunError> {
         let s = self
             .q_mlp
             .as_ref()
@@ -245,6 +294,11 @@ impl RunConfig {
             gamma: s.gamma,
             learning_rate: s.learning_rate,
             seed: s.seed,
+            learner: s.learner,
+            opponent: s.opponent,
+            init: s.init,
+            optimizer: s.optimizer,
+            defects: s.defects,
         })
     }
 
@@ -441,6 +495,7 @@ pub fn build_trainer<G: Game>(
     let mut trainer: Box<dyn Trainer<G>> = match config.algo.as_str() {
         "dqn" => Box::new(DqnTrainer::<G>::new(config.dqn_config()?)?),
         "dqn-competitive" => Box::new(CompetitiveTrainer::<G>::new(config.dqn_config()?)?),
+        "dqn-self-play" => Box::new(SelfPlayTrainer::<G>::new(config.dqn_config()?)?),
         _ => Box::new(QMlpTrainer::<G>::new(config.q_mlp_config()?)),
     };
     if let Some(cp) = from {

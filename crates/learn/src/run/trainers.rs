@@ -10,7 +10,7 @@ use search::driver::{NoBatched, Seat};
 use super::{AgentFactory, EpisodeRow, Export, RunError, Trainer};
 use crate::checkpoint::{weights_bytes, Card};
 use crate::competitive::CompetitiveTrainer;
-use crate::dqn::{evaluate, DqnConfig, DqnLearner, DqnTrainer};
+use crate::dqn::{evaluate, DqnConfig, DqnLearner, DqnTrainer, SelfPlayTrainer};
 use crate::qmlp::{epsilon, QMlpAgent, QMlpTrainer};
 
 fn color_name(c: Color) -> &'static str {
@@ -114,6 +114,81 @@ impl<G: Game> Trainer<G> for DqnTrainer<G> {
                     loss_field(s.loss)
                 ),
                 won: s.result > 0,
+                loss: s.loss,
+            })
+            .collect())
+    }
+
+    fn evaluate(
+        &mut self,
+        opponent: &AgentFactory<'_, G>,
+        settings: &VersusSettings,
+    ) -> Result<Vec<(String, ColourWdl)>, RunError> {
+        Ok(vec![(
+            "dqn".into(),
+            evaluate(&mut self.learner, opponent, settings)?,
+        )])
+    }
+
+    fn save_state(&self, dir: &Path) -> Result<(), RunError> {
+        Ok(self.learner.save_state(dir)?)
+    }
+
+    fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
+        self.learner = DqnLearner::load_state(self.learner.config.clone(), dir)?;
+        self.episode = episode;
+        Ok(())
+    }
+
+    fn models(&self, game: &str, last_eval: &serde_json::Value) -> Result<Vec<Export>, RunError> {
+        Ok(vec![dqn_export(
+            "last.safetensors".into(),
+            &self.learner,
+            game,
+            self.episode,
+            last_eval,
+        )?])
+    }
+}
+
+impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
+    fn algo(&self) -> &'static str {
+        "dqn-self-play"
+    }
+
+    fn log_header(&self) -> &'static str {
+        "episode,winner,black_reward,white_reward,epsilon,loss,replay,grad_steps"
+    }
+
+    fn episode(&self) -> usize {
+        self.episode
+    }
+
+    fn epsilon(&self) -> f64 {
+        self.learner.config.epsilon(self.episode)
+    }
+
+    fn round(
+        &mut self,
+        limit: usize,
+        _opponent: &AgentFactory<'_, G>,
+    ) -> Result<Vec<EpisodeRow>, RunError> {
+        let stats = SelfPlayTrainer::round(self, limit)?;
+        let replay = self.learner.replay_len();
+        let steps = self.learner.grad_steps;
+        Ok(stats
+            .into_iter()
+            .map(|s| EpisodeRow {
+                fields: format!(
+                    "{},{},{:.4},{:.4},{:.4},{},{replay},{steps}",
+                    s.episode,
+                    s.winner.map_or("draw", color_name),
+                    s.rewards[0],
+                    s.rewards[1],
+                    s.epsilon,
+                    loss_field(s.loss)
+                ),
+                won: s.winner == Some(Color::Black),
                 loss: s.loss,
             })
             .collect())
@@ -326,6 +401,11 @@ impl<G: Game> Trainer<G> for QMlpTrainer<G> {
             "gamma": c.gamma,
             "learning_rate": c.learning_rate,
             "seed": c.seed,
+            "learner": c.learner,
+            "opponent": c.opponent,
+            "init": c.init,
+            "optimizer": c.optimizer,
+            "defects": c.defects,
         });
         let episodes = Trainer::episode(self);
         Ok(vec![Export {
@@ -338,7 +418,7 @@ impl<G: Game> Trainer<G> for QMlpTrainer<G> {
                 None,
                 settings,
                 episodes,
-                episodes as u64,
+                self.optimizer_steps(),
                 last_eval,
             ),
         }])

@@ -1,0 +1,161 @@
+//! Value iteration's per-sweep trace on 4x4 Othello, against a slow twin that recomputes every
+//! sweep from the rules with a plain map of values.
+
+use std::collections::HashMap;
+
+use game::{Color, Game};
+use othello::Othello4;
+use search::{Sweep, ValueIterationConfig, ValueTable};
+
+fn solve_traced(config: &ValueIterationConfig) -> (ValueTable<Othello4, u128>, Vec<Sweep>) {
+    let mut trace = Vec::new();
+    let (table, _) =
+        ValueTable::solve_with(Othello4::base3_key, config, &mut |s| trace.push(s)).unwrap();
+    (table, trace)
+}
+
+/// The longest game from `pos` in plies (passes included), memoised by key.
+fn longest(pos: &Othello4, memo: &mut HashMap<u128, usize>) -> usize {
+    if let Some(&n) = memo.get(&pos.base3_key()) {
+        return n;
+    }
+    let n = pos
+        .legal_moves()
+        .into_iter()
+        .map(|mv| 1 + longest(&pos.play_unchecked(mv), memo))
+        .max()
+        .unwrap_or(0);
+    memo.insert(pos.base3_key(), n);
+    n
+}
+
+/// The slow twin: synchronous sweeps over a map from key to value, children found by playing
+/// every legal move again each sweep; returns each sweep's (largest update, values changed) and
+/// the final values.
+fn twin_trace(positions: &[Othello4]) -> (Vec<(f64, usize)>, HashMap<u128, f64>) {
+    let mut values: HashMap<u128, f64> = positions
+        .iter()
+        .map(|p| {
+            let v = p
+                .outcome()
+                .map_or(0.0, |o| 100.0 * f64::from(o.value_for(Color::Black)));
+            (p.base3_key(), v)
+        })
+        .collect();
+    let mut trace = Vec::new();
+    loop {
+        let mut next = values.clone();
+        let (mut largest, mut changed) = (0.0f64, 0usize);
+        for p in positions.iter().filter(|p| !p.is_over()) {
+            let kids: Vec<f64> = p
+                .legal_moves()
+                .into_iter()
+                .map(|mv| values[&p.play_unchecked(mv).base3_key()])
+                .collect();
+            let best = if p.side_to_move() == Color::Black {
+                kids.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                kids.iter().copied().fold(f64::INFINITY, f64::min)
+            };
+            let old = values[&p.base3_key()];
+            largest = largest.max((best - old).abs());
+            if best != old {
+                changed += 1;
+            }
+            next.insert(p.base3_key(), best);
+        }
+        values = next;
+        trace.push((largest, changed));
+        if largest == 0.0 {
+            return (trace, values);
+        }
+    }
+}
+
+#[test]
+fn the_trace_is_numbered_from_one_and_ends_converged() {
+    let config = ValueIterationConfig::default();
+    let mut trace = Vec::new();
+    let (table, report) =
+        ValueTable::solve_with(Othello4::base3_key, &config, &mut |s| trace.push(s)).unwrap();
+    assert_eq!(trace.len(), report.sweeps);
+    for (i, s) in trace.iter().enumerate() {
+        assert_eq!(s.number, i + 1);
+        assert!(s.max_update >= 0.0 && s.max_update.is_finite(), "{s:?}");
+        assert!(s.changed_states <= report.states - report.terminal, "{s:?}");
+        // Values start at 0 and a value once ±100 is a proven result that never changes again:
+        // every update is 0 or 100 (no discount), and a sweep changes some value exactly when
+        // its largest update is not 0.
+        assert!([0.0, 100.0].contains(&s.max_update), "{s:?}");
+        assert_eq!(s.changed_states == 0, s.max_update == 0.0, "{s:?}");
+    }
+    let last = trace.last().unwrap();
+    assert_eq!(last.max_update, 0.0);
+    assert_eq!(last.changed_states, 0);
+    assert_eq!(last.max_update, report.last_delta);
+    // Each value moved at most once, from 0 to its final ±100.
+    let decided = table
+        .positions()
+        .iter()
+        .filter(|p| !p.is_over() && table.value(p) != Some(0.0))
+        .count();
+    assert_eq!(
+        trace.iter().map(|s| s.changed_states).sum::<usize>(),
+        decided
+    );
+    // Only the last sweep converges: every earlier one still changed something.
+    assert!(trace[..trace.len() - 1].iter().all(|s| s.max_update > 0.0));
+    // The same table and report as `solve`.
+    let (plain, plain_report) = ValueTable::solve(Othello4::base3_key, &config).unwrap();
+    assert_eq!(plain_report.sweeps, report.sweeps);
+    assert_eq!(plain_report.start_value, report.start_value);
+    assert_eq!(plain_report.states, report.states);
+    for p in table.positions() {
+        assert_eq!(plain.value(p), table.value(p));
+    }
+}
+
+#[test]
+fn the_number_of_sweeps_is_at_most_the_longest_game_plus_one() {
+    let (table, trace) = solve_traced(&ValueIterationConfig::default());
+    let mut memo = HashMap::new();
+    let longest_game = longest(&Othello4::new(), &mut memo);
+    // A position `h` plies from its farthest end is exact after `h` sweeps (synchronous sweeps
+    // from zeros back the results up one ply each), so one more sweep finds nothing to change.
+    assert!(
+        trace.len() <= longest_game + 1,
+        "{} sweeps, longest game {longest_game} plies",
+        trace.len()
+    );
+    // The search for the longest game saw exactly the positions the table enumerated.
+    assert_eq!(memo.len(), table.positions().len());
+    eprintln!("{} sweeps, longest game {longest_game} plies", trace.len());
+}
+
+#[test]
+fn the_trace_matches_the_slow_twin() {
+    let (table, trace) = solve_traced(&ValueIterationConfig::default());
+    let (twin, values) = twin_trace(table.positions());
+    let got: Vec<(f64, usize)> = trace
+        .iter()
+        .map(|s| (s.max_update, s.changed_states))
+        .collect();
+    assert_eq!(got, twin);
+    for p in table.positions() {
+        assert_eq!(table.value(p), Some(values[&p.base3_key()]), "{p}");
+    }
+}
+
+#[test]
+fn a_discount_still_ends_with_a_sweep_that_changes_nothing() {
+    // The game graph has no cycles, so the values are exact after finitely many sweeps whatever
+    // the discount; the trace ends with a largest update of exactly 0.
+    let config = ValueIterationConfig {
+        discount: 0.9,
+        tolerance: 1e-12,
+        ..ValueIterationConfig::default()
+    };
+    let (_, trace) = solve_traced(&config);
+    assert_eq!(trace.last().map(|s| s.max_update), Some(0.0));
+    assert!(trace.iter().all(|s| s.max_update >= 0.0));
+}

@@ -1,0 +1,545 @@
+//! `stonelab reproduce NAME`: reruns one documented experiment of a student design end to end
+//! and writes a report folder (`report.md` with the table beside the authors' figures, plots,
+//! the exact commands, the run folders).
+
+mod dp;
+mod dqn;
+mod omok;
+mod qmlp;
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use arena::{ColourWdl, VersusSettings};
+use catalog::CatalogGame;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use search::driver::{NoBatched, Seat};
+use search::Agent;
+
+/// Arguments of `stonelab reproduce`.
+#[derive(Args, Debug)]
+pub struct ReproduceArgs {
+    /// The experiment (see --list).
+    #[arg(required_unless_present = "list")]
+    pub name: Option<String>,
+    /// List the experiments with what each reruns and how long it takes.
+    #[arg(long)]
+    pub list: bool,
+    /// The authors' full lengths (episodes, games) instead of the default sizes, which finish
+    /// in at most 30 minutes each on a 2-core machine.
+    #[arg(long)]
+    pub full: bool,
+    /// The report folder (default `reports/NAME`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace a report folder that already exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Games per pair in the evaluations (colours swapped; default 200).
+    #[arg(long, default_value_t = 200)]
+    pub games: usize,
+    /// Scale of the experiment's own sizes: episodes, training games and match games are
+    /// multiplied by this (default 1; small values make quick smoke runs, whose numbers mean
+    /// little).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Seed of everything random in the experiment.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// What an experiment needs to know of its invocation.
+pub struct Ctx {
+    /// The experiment's name.
+    pub name: &'static str,
+    /// The report folder (it exists).
+    pub out: PathBuf,
+    /// The authors' full lengths.
+    pub full: bool,
+    /// Games per pair in the evaluations.
+    pub games: usize,
+    /// Size multiplier (1 normally).
+    pub scale: f64,
+    /// Seed.
+    pub seed: u64,
+    /// No progress bars.
+    pub quiet: bool,
+}
+
+impl Ctx {
+    /// `n` scaled by `--scale`, at least `min`.
+    #[must_use]
+    pub fn scaled(&self, n: usize, min: usize) -> usize {
+        ((n as f64 * self.scale).round() as usize).max(min)
+    }
+
+    /// The command line that reruns this experiment as it was run.
+    #[must_use]
+    pub fn command(&self) -> String {
+        let mut cmd = format!("stonelab reproduce {}", self.name);
+        if self.full {
+            cmd.push_str(" --full");
+        }
+        if self.games != 200 {
+            let _ = write!(cmd, " --games {}", self.games);
+        }
+        if (self.scale - 1.0).abs() > f64::EPSILON {
+            let _ = write!(cmd, " --scale {}", self.scale);
+        }
+        if self.seed != 1 {
+            let _ = write!(cmd, " --seed {}", self.seed);
+        }
+        cmd
+    }
+
+    /// A progress bar of `len` steps labelled `what` (hidden with `--quiet`).
+    #[must_use]
+    pub fn bar(&self, len: u64, what: &str) -> ProgressBar {
+        if self.quiet {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {what}, ETA {{eta_precise}} {{msg}}"
+        )) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.enable_steady_tick(Duration::from_millis(500));
+        bar
+    }
+
+    /// A note on stderr (not with `--quiet`).
+    pub fn say(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+}
+
+/// A report being written: a title, sections of markdown, and the commands that produced it.
+pub struct Report {
+    title: String,
+    sections: Vec<(String, String)>,
+    commands: Vec<String>,
+}
+
+impl Report {
+    /// An empty report.
+    #[must_use]
+    pub fn new(title: &str) -> Self {
+        Report {
+            title: title.into(),
+            sections: Vec::new(),
+            commands: Vec::new(),
+        }
+    }
+
+    /// Adds a section (`body` is markdown).
+    pub fn section(&mut self, heading: &str, body: &str) {
+        self.sections.push((heading.into(), body.trim_end().into()));
+    }
+
+    /// Records a command that reproduces a part of the report on its own.
+    pub fn command(&mut self, cmd: &str) {
+        self.commands.push(cmd.into());
+    }
+
+    /// Writes `report.md` into the report folder, with the experiment's command, the time it
+    /// took and the recorded commands; returns its path.
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn write(&self, ctx: &Ctx, took: Duration) -> Result<PathBuf> {
+        let mut md = format!("# {}\n\n", self.title);
+        let _ = writeln!(
+            md,
+            "Reproduced by `{}` ({}; {:.0} s on this machine; stonelab {}).\n",
+            ctx.command(),
+            if ctx.full {
+                "the authors' full lengths"
+            } else {
+                "default sizes"
+            },
+            took.as_secs_f64(),
+            env!("CARGO_PKG_VERSION")
+        );
+        for (heading, body) in &self.sections {
+            let _ = write!(md, "## {heading}\n\n{body}\n\n");
+        }
+        if !self.commands.is_empty() {
+            md.push_str("## Commands\n\nEach part on its own:\n\n```\n");
+            for c in &self.commands {
+                md.push_str(c);
+                md.push('\n');
+            }
+            md.push_str("```\n");
+        }
+        let path = ctx.out.join("report.md");
+        fs::write(&path, md).with_context(|| format!("writing {}", path.display()))?;
+        Ok(path)
+    }
+}
+
+/// A markdown table.
+#[must_use]
+pub fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut md = format!("| {} |\n|", headers.join(" | "));
+    for _ in headers {
+        md.push_str("---|");
+    }
+    md.push('\n');
+    for row in rows {
+        let _ = writeln!(md, "| {} |", row.join(" | "));
+    }
+    md
+}
+
+/// The Wilson 95% interval of a proportion of `hits` in `n` trials.
+#[must_use]
+pub fn wilson(hits: f64, n: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96_f64;
+    let p = hits / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// "54.5% [47.6, 61.2]": a proportion with its Wilson interval, in percent.
+#[must_use]
+pub fn pct_ci(hits: f64, n: f64) -> String {
+    let (lo, hi) = wilson(hits, n);
+    format!(
+        "{:.1}% [{:.1}, {:.1}]",
+        100.0 * hits / n.max(1.0),
+        100.0 * lo,
+        100.0 * hi
+    )
+}
+
+/// "12-3-5": wins, draws, losses.
+#[must_use]
+pub fn wdl(w: &arena::Wdl) -> String {
+    format!("{}-{}-{}", w.wins, w.draws, w.losses)
+}
+
+/// Makes a fresh player by seed.
+pub type AgentMaker<'a, G> = dyn Fn(u64) -> Box<dyn Agent<G>> + 'a;
+
+/// The opponents every trained agent meets in the reports.
+pub const EVAL_OPPONENTS: [&str; 3] = ["random", "greedy", "alphabeta:depth=2"];
+
+/// Plays `make`'s agents against each of [`EVAL_OPPONENTS`] (`ctx.games` games each, colours
+/// alternating, seeded by the experiment's seed) and returns a markdown table: per opponent,
+/// the score with its interval, and W-D-L as black and as white.
+///
+/// # Errors
+/// When an agent fails or an opponent cannot be built.
+pub fn evaluate_table<G: CatalogGame>(
+    ctx: &Ctx,
+    rows: &[(String, &AgentMaker<'_, G>)],
+) -> Result<String> {
+    let registry = G::registry();
+    let mut out = Vec::new();
+    let total = (rows.len() * EVAL_OPPONENTS.len()) as u64;
+    let bar = ctx.bar(total, "evaluation matches");
+    for (label, make) in rows {
+        for (k, spec) in EVAL_OPPONENTS.iter().enumerate() {
+            registry
+                .validate(spec)
+                .map_err(|e| anyhow!("evaluation opponent {spec}: {e}"))?;
+            bar.set_message(format!("{label} vs {spec}"));
+            let record = play_versus::<G>(
+                make,
+                &|seed| {
+                    registry
+                        .build(spec, seed)
+                        .unwrap_or_else(|_| Box::new(search::RandomAgent::new(seed)))
+                },
+                ctx.games,
+                ctx.seed.wrapping_mul(31).wrapping_add(k as u64),
+            )?;
+            out.push(eval_row(label, spec, &record));
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(md_table(
+        &[
+            "agent",
+            "opponent",
+            "games",
+            "score (95% interval)",
+            "as black W-D-L",
+            "as white W-D-L",
+        ],
+        &out,
+    ))
+}
+
+/// One row of [`evaluate_table`].
+fn eval_row(label: &str, opponent: &str, r: &ColourWdl) -> Vec<String> {
+    let t = r.total();
+    let points = f64::from(t.wins) + 0.5 * f64::from(t.draws);
+    vec![
+        label.into(),
+        format!("`{opponent}`"),
+        r.games().to_string(),
+        pct_ci(points, f64::from(r.games())),
+        wdl(&r.as_black),
+        wdl(&r.as_white),
+    ]
+}
+
+/// `games` games of `make`'s agents against `opponent`'s, colours alternating.
+///
+/// # Errors
+/// When an agent fails.
+pub fn play_versus<G: CatalogGame>(
+    make: &AgentMaker<'_, G>,
+    opponent: &AgentMaker<'_, G>,
+    games: usize,
+    seed: u64,
+) -> Result<ColourWdl> {
+    let settings = VersusSettings::new(games, seed);
+    Ok(arena::versus(
+        &mut |g| Seat::Agent(make(seed.wrapping_mul(7_919).wrapping_add(g as u64))),
+        &mut NoBatched,
+        opponent,
+        &settings,
+    )?)
+}
+
+/// One experiment.
+pub struct Experiment {
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// The design it reproduces.
+    pub design: &'static str,
+    /// What it measures, in one line.
+    pub about: &'static str,
+    /// Roughly how long the default size takes here.
+    pub takes: &'static str,
+    /// Runs it, writing into the report (the caller writes the report file).
+    pub run: fn(&Ctx, &mut Report) -> Result<()>,
+}
+
+/// Every experiment, in the order `--list` shows them.
+pub const EXPERIMENTS: &[Experiment] = &[
+    Experiment {
+        name: "omok-attack-sweep",
+        design: "19x19 Omok alpha-beta (omok-ab)",
+        about: "attack weight x1.3/3/5/10/20 against random: win rate, game length, extending vs blocking moves",
+        takes: "minutes",
+        run: omok::attack_sweep,
+    },
+    Experiment {
+        name: "omok-tables",
+        design: "19x19 Omok alpha-beta (omok-ab)",
+        about: "the two score tables against each other and against random",
+        takes: "minutes",
+        run: omok::tables,
+    },
+    Experiment {
+        name: "omok-self-play",
+        design: "19x19 Omok alpha-beta (omok-ab)",
+        about: "omok-ab against itself from the empty board: who wins, game length",
+        takes: "minutes",
+        run: omok::self_play,
+    },
+    Experiment {
+        name: "omok-depth",
+        design: "19x19 Omok alpha-beta (omok-ab)",
+        about: "time per move at depths 2, 3 and 4",
+        takes: "minutes",
+        run: omok::depth,
+    },
+    Experiment {
+        name: "seed000-greedy",
+        design: "Othello DQN (ResNet Q-network)",
+        about: "regime 1: one network in greedy self-play (499 episodes with --full)",
+        takes: "minutes",
+        run: dqn::greedy,
+    },
+    Experiment {
+        name: "seed000-uct",
+        design: "Othello DQN (ResNet Q-network)",
+        about: "regime 2: one network in UCT self-play (399 episodes with --full)",
+        takes: "minutes",
+        run: dqn::uct,
+    },
+    Experiment {
+        name: "seed000-competitive",
+        design: "Othello DQN (ResNet Q-network)",
+        about: "regime 3: a black and a white network, both learning every transition (9,999 episodes with --full)",
+        takes: "minutes",
+        run: dqn::competitive,
+    },
+    Experiment {
+        name: "seed001",
+        design: "Othello Q-learning MLP",
+        about: "the design as written, then each of its three code defects switched on, then all three",
+        takes: "minutes",
+        run: qmlp::seed001,
+    },
+    Experiment {
+        name: "othello4-value-iteration",
+        design: "4x4 Othello value iteration",
+        about: "every reachable 4x4 position solved by value iteration, with the per-sweep trace",
+        takes: "seconds",
+        run: dp::value_iteration,
+    },
+];
+
+/// Runs `stonelab reproduce`.
+///
+/// # Errors
+/// An unknown experiment, an existing report folder without `--force`, or a failed experiment.
+pub fn run(args: &ReproduceArgs) -> Result<()> {
+    if args.list {
+        println!("experiments (stonelab reproduce NAME; --full for the authors' lengths):\n");
+        for e in EXPERIMENTS {
+            println!("  {:<26} {} — {} ({})", e.name, e.design, e.about, e.takes);
+        }
+        return Ok(());
+    }
+    let Some(name) = args.name.as_deref() else {
+        bail!("name an experiment (stonelab reproduce --list shows them)");
+    };
+    let Some(experiment) = EXPERIMENTS.iter().find(|e| e.name == name) else {
+        bail!(
+            "unknown experiment {name:?}; the experiments: {}",
+            EXPERIMENTS
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    };
+    if args.games < 2 {
+        bail!("--games must be at least 2 (colours are swapped)");
+    }
+    if !(args.scale > 0.0 && args.scale <= 100.0) {
+        bail!("--scale must be above 0 and at most 100");
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("reports").join(name));
+    prepare_folder(&out, args.force)?;
+    let ctx = Ctx {
+        name: experiment.name,
+        out,
+        full: args.full,
+        games: args.games,
+        scale: args.scale,
+        seed: args.seed,
+        quiet: args.quiet,
+    };
+    let started = Instant::now();
+    let mut report = Report::new(&format!("{} — {}", experiment.name, experiment.design));
+    (experiment.run)(&ctx, &mut report).with_context(|| format!("experiment {name}"))?;
+    let path = report.write(&ctx, started.elapsed())?;
+    println!(
+        "{name}: report in {} ({:.0} s)",
+        path.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Creates the report folder; one that exists and is not empty needs `force` (it is then
+/// emptied).
+fn prepare_folder(out: &Path, force: bool) -> Result<()> {
+    if out.exists() {
+        let empty = fs::read_dir(out)
+            .with_context(|| format!("reading {}", out.display()))?
+            .next()
+            .is_none();
+        if !empty {
+            if !force {
+                bail!(
+                    "{} already holds a report: add --force to replace it, or choose another --out",
+                    out.display()
+                );
+            }
+            if !out.join("report.md").exists() && !out.join("runs").exists() {
+                bail!(
+                    "{} is not empty and holds no report: refusing to clear it; choose another --out",
+                    out.display()
+                );
+            }
+            fs::remove_dir_all(out).with_context(|| format!("clearing {}", out.display()))?;
+        }
+    }
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+}
+
+/// A finished training run of a report.
+pub struct TrainedRun {
+    /// Its folder (`runs/LABEL` in the report folder).
+    pub dir: PathBuf,
+    /// What the run did.
+    pub summary: learn::run::Summary,
+}
+
+impl TrainedRun {
+    /// The rows of its `log.csv` (header left out), split into fields.
+    ///
+    /// # Errors
+    /// When the log cannot be read.
+    pub fn log(&self) -> Result<Vec<Vec<String>>> {
+        let path = self.dir.join(learn::run::LOG);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        Ok(text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect())
+    }
+
+    /// A model the run exported (`last.safetensors`, `black-last.safetensors`, ...).
+    #[must_use]
+    pub fn model(&self, file: &str) -> PathBuf {
+        self.dir.join(learn::run::CHECKPOINTS).join(file)
+    }
+}
+
+/// Trains `run` from scratch into `runs/LABEL` of the report folder, with a progress bar, the
+/// run's own evaluations and plots, as `stonelab train` would.
+///
+/// # Errors
+/// When the run fails.
+pub fn train_run<G: crate::games::CliGame + CatalogGame>(
+    ctx: &Ctx,
+    label: &str,
+    run: &learn::RunConfig,
+) -> Result<TrainedRun> {
+    let root = ctx.out.join("runs").join(label);
+    let dir = learn::RunDir::create(&root, true).map_err(|e| anyhow!("{e}"))?;
+    dir.write_config(run)?;
+    ctx.say(&format!("training {label} ({} episodes)", run.episodes));
+    let summary = crate::train_cmd::execute::<G>(&dir, run, None, ctx.quiet)?
+        .ok_or_else(|| anyhow!("{label}: the run had nothing to do"))?;
+    Ok(TrainedRun { dir: root, summary })
+}
+
+/// A path relative to the report folder, for links in `report.md`.
+#[must_use]
+pub fn relative(ctx: &Ctx, path: &Path) -> String {
+    path.strip_prefix(&ctx.out)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}

@@ -1,0 +1,128 @@
+//! `stonelab train --preset` and the reference design's building blocks as flags, through the
+//! binary: a self-play run with the seed encoding plays a model that loads by spec, and presets
+//! are refused with a clear message where they do not fit.
+
+mod common;
+use common::stonelab;
+
+use std::path::{Path, PathBuf};
+
+fn run_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn the_design_building_blocks_are_flags_of_a_normal_run() {
+    let out = run_dir("preset-blocks");
+    let dir = out.to_str().expect("utf-8");
+    let (ok, stdout, stderr) = stonelab(
+        &[
+            "train",
+            "dqn-self-play",
+            "--game",
+            "othello4",
+            "--episodes",
+            "6",
+            "--out",
+            dir,
+            "--quiet",
+            "--blocks",
+            "1",
+            "--channels",
+            "8",
+            "--parallel",
+            "2",
+            "--warmup",
+            "8",
+            "--batch-size",
+            "8",
+            "--encoding",
+            "seed",
+            "--end-reward",
+            "replace",
+            "--rewards",
+            "seed",
+            "--steps-per-episode",
+            "1",
+            "--eval-games",
+            "4",
+            "--threads",
+            "1",
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}{stderr}");
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).expect("config"))
+            .expect("json");
+    assert_eq!(config["algo"], "dqn-self-play");
+    assert_eq!(config["dqn"]["encoding"], "seed");
+    assert_eq!(config["dqn"]["end_reward"], "replace");
+    assert_eq!(config["dqn"]["rewards"], "seed");
+    assert_eq!(config["dqn"]["steps_per_episode"], 1);
+    let log = std::fs::read_to_string(out.join("log.csv")).expect("log");
+    assert!(
+        log.starts_with("episode,winner,black_reward,white_reward"),
+        "{log}"
+    );
+    assert_eq!(log.lines().count(), 7, "header + 6 episodes");
+    // The model plays by spec, fed the planes its card names.
+    let model = out.join("checkpoints/last.safetensors");
+    let spec = format!("dqn:model={}", model.display());
+    let (ok, stdout, stderr) = stonelab(
+        &[
+            "arena", "--game", "othello4", "--agents", &spec, "random", "--games", "4", "--quiet",
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn presets_are_refused_where_they_do_not_fit() {
+    let out = run_dir("preset-refused");
+    let dir = out.to_str().expect("utf-8");
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["train", "dqn", "--preset", "seed000-greedy", "--out", dir],
+            "dqn-self-play",
+        ),
+        (
+            &[
+                "train",
+                "dqn-self-play",
+                "--preset",
+                "seed000-greedy",
+                "--arch",
+                "resnet",
+                "--out",
+                dir,
+            ],
+            "cannot be used with",
+        ),
+        (
+            &["train", "q-mlp", "--preset", "seed003", "--out", dir],
+            "seed000-greedy",
+        ),
+        (
+            &[
+                "train",
+                "dqn-self-play",
+                "--defect",
+                "frozen-state",
+                "--out",
+                dir,
+            ],
+            "--preset",
+        ),
+    ];
+    for (args, says) in cases {
+        let (ok, stdout, stderr) = stonelab(args, "");
+        assert!(!ok, "{args:?} must fail: {stdout}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.exists(), "{args:?}: nothing is written");
+    }
+}

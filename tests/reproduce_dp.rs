@@ -1,0 +1,201 @@
+//! `stonelab reproduce othello4-value-iteration` through the binary, the experiment list, and
+//! the refusals of `reproduce` (unknown names, a report folder that is already there); and
+//! `stonelab dp`'s per-sweep trace.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use common::stonelab;
+
+/// Every experiment `reproduce --list` must show.
+const EXPERIMENTS: [&str; 9] = [
+    "omok-attack-sweep",
+    "omok-tables",
+    "omok-self-play",
+    "omok-depth",
+    "seed000-greedy",
+    "seed000-uct",
+    "seed000-competitive",
+    "seed001",
+    "othello4-value-iteration",
+];
+
+/// A folder under the system's temporary folder with a unique name, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(what: &str) -> Self {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "stonelab-reproduce-dp-{what}-{}-{nanos}-{}",
+            std::process::id(),
+            COUNT.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::create_dir_all(&path).expect("create temp dir");
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+fn arg(p: &Path) -> &str {
+    p.to_str().expect("temp path is UTF-8")
+}
+
+#[test]
+fn the_report_holds_the_sweep_table_and_the_convergence_line() {
+    let dir = TempDir::new("report");
+    let out = dir.path().join("report");
+    let (ok, stdout, err) = stonelab(
+        &[
+            "reproduce",
+            "othello4-value-iteration",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            arg(&out),
+        ],
+        "",
+    );
+    assert!(ok, "{stdout}\n{err}");
+    assert!(
+        stdout.contains("othello4-value-iteration: report in"),
+        "{stdout}"
+    );
+    let md = fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        md.contains("| sweep | largest update | positions changed |"),
+        "{md}"
+    );
+    // Sweeps numbered from 1; the last one's largest update is 0.
+    assert!(md.contains("\n| 1 | "), "{md}");
+    let sweeps: Vec<(usize, String)> = md
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').map(str::trim).collect();
+            match cells.as_slice() {
+                [n, update, changed] if changed.parse::<usize>().is_ok() => {
+                    Some((n.parse().ok()?, (*update).to_string()))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    assert!(sweeps.len() >= 2, "{md}");
+    for (i, (n, _)) in sweeps.iter().enumerate() {
+        assert_eq!(*n, i + 1, "{md}");
+    }
+    assert_eq!(sweeps.last().map(|s| s.1.as_str()), Some("0"), "{md}");
+    let converged = format!(
+        "Converged after {} sweeps: sweep {}'s largest update is 0",
+        sweeps.len(),
+        sweeps.len()
+    );
+    assert!(md.contains(&converged), "{md}");
+    assert!(md.contains("Reachable positions: **62789**"), "{md}");
+    assert!(md.contains("**-100**: white wins"), "{md}");
+    assert!(md.contains("0 wrong"), "{md}");
+    for opponent in ["`random`", "`greedy`", "`alphabeta:depth=2`"] {
+        assert!(md.contains(opponent), "{md}");
+    }
+    assert!(md.contains("stonelab dp\n"), "{md}");
+    assert!(out.join("largest_update.png").is_file());
+    assert!(out.join("positions_changed.png").is_file());
+}
+
+#[test]
+fn the_list_names_every_experiment() {
+    let (ok, stdout, err) = stonelab(&["reproduce", "--list"], "");
+    assert!(ok, "{err}");
+    for name in EXPERIMENTS {
+        assert!(stdout.contains(name), "{name} missing from\n{stdout}");
+    }
+}
+
+#[test]
+fn an_unknown_experiment_is_refused_with_the_list() {
+    let dir = TempDir::new("unknown");
+    let out = dir.path().join("report");
+    let (ok, _, err) = stonelab(
+        &["reproduce", "othello5-value-iteration", "--out", arg(&out)],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("unknown experiment \"othello5-value-iteration\""),
+        "{err}"
+    );
+    for name in EXPERIMENTS {
+        assert!(err.contains(name), "{name} missing from\n{err}");
+    }
+    assert!(!out.exists(), "nothing is created for an unknown name");
+}
+
+#[test]
+fn an_existing_report_is_kept_without_force() {
+    let dir = TempDir::new("existing");
+    let out = dir.path();
+    fs::write(out.join("report.md"), "an earlier report\n").expect("write");
+    let (ok, _, err) = stonelab(
+        &[
+            "reproduce",
+            "othello4-value-iteration",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            arg(out),
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("already holds a report") && err.contains("--force"),
+        "{err}"
+    );
+    let names: Vec<_> = fs::read_dir(out)
+        .expect("read")
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .collect();
+    assert_eq!(names, ["report.md"]);
+    assert_eq!(
+        fs::read_to_string(out.join("report.md")).expect("read"),
+        "an earlier report\n"
+    );
+}
+
+#[test]
+fn dp_prints_every_sweep() {
+    let (ok, stdout, err) = stonelab(&["dp", "--no-verify"], "");
+    assert!(ok, "{err}");
+    let sweeps: Vec<&str> = stdout.lines().filter(|l| l.starts_with("sweep ")).collect();
+    assert!(sweeps.len() >= 2, "{stdout}");
+    for (i, line) in sweeps.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("sweep {}: largest update ", i + 1)),
+            "{stdout}"
+        );
+    }
+    let last = sweeps.last().copied().unwrap_or_default();
+    assert!(last.contains("largest update 0 ("), "{stdout}");
+    assert!(
+        stdout.contains(&format!("sweeps: {} (", sweeps.len())),
+        "{stdout}"
+    );
+}
