@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use learn::qmlp::{QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer};
 use learn::run::QMlpSettings;
 use learn::{
     Behaviour, DqnConfig, Encoding, EndReward, LearnFrom, Opponent, Progress, QNetArch,
@@ -72,7 +73,8 @@ pub struct TrainArgs {
         "opponent", "arch", "blocks", "channels", "behaviour", "rewards", "batch_size", "replay",
         "warmup", "train_every", "parallel", "gamma", "lr", "target_sync", "epsilon_start",
         "epsilon_end", "epsilon_decay", "uct_c", "no_augment", "encoding", "end_reward",
-        "steps_per_episode", "learn_from",
+        "steps_per_episode", "learn_from", "always_black", "opponent_mix", "normal_init",
+        "sgd_per_epoch",
     ])]
     pub preset: Option<String>,
     /// seed001: switch on one of the design's code defects (repeatable): greedy-lowest (the
@@ -195,6 +197,19 @@ pub struct TrainArgs {
     /// dqn-competitive: whose moves each network stores (own-moves, every-move).
     #[arg(long, value_enum, default_value_t = LearnFromArg::OwnMoves)]
     pub learn_from: LearnFromArg,
+    /// q-mlp: the learner always plays Black (default: colours alternate).
+    #[arg(long)]
+    pub always_black: bool,
+    /// q-mlp: train against a player that moves at random with this probability and otherwise
+    /// as a fixed untrained network of the learner's shape (default: always random).
+    #[arg(long)]
+    pub opponent_mix: Option<f64>,
+    /// q-mlp: draw every weight and bias from N(0, 1) (default: burn's initialisation).
+    #[arg(long)]
+    pub normal_init: bool,
+    /// q-mlp: plain SGD once per epoch instead of Adam after each game.
+    #[arg(long)]
+    pub sgd_per_epoch: bool,
 }
 
 /// Whose moves a competitive learner stores.
@@ -427,10 +442,24 @@ fn flag_config(args: &TrainArgs, game: GameId) -> RunConfig {
             gamma: args.gamma,
             learning_rate: args.lr.unwrap_or(1e-3),
             seed: args.seed,
-            learner: Default::default(),
-            opponent: Default::default(),
-            init: Default::default(),
-            optimizer: Default::default(),
+            learner: if args.always_black {
+                QMlpLearner::Black
+            } else {
+                QMlpLearner::Alternate
+            },
+            opponent: args.opponent_mix.map_or(QMlpOpponent::Random, |random| {
+                QMlpOpponent::Mixed { random }
+            }),
+            init: if args.normal_init {
+                QMlpInit::Normal
+            } else {
+                QMlpInit::Default
+            },
+            optimizer: if args.sgd_per_epoch {
+                QMlpOptimizer::SgdPerEpoch
+            } else {
+                QMlpOptimizer::Adam
+            },
             defects: Default::default(),
         }),
     }

@@ -126,3 +126,62 @@ fn presets_are_refused_where_they_do_not_fit() {
         assert!(!out.exists(), "{args:?}: nothing is written");
     }
 }
+
+/// A preset is only settings of the general trainer: the same settings given as flags train
+/// the same games.
+#[test]
+fn seed001_is_the_general_trainer_with_the_design_flags() {
+    let run = |name: &str, extra: &[&str]| {
+        let out = run_dir(name);
+        let dir = out.to_str().expect("utf-8").to_string();
+        let mut args = vec![
+            "train",
+            "q-mlp",
+            "--episodes",
+            "20",
+            "--eval-every",
+            "10",
+            "--eval-games",
+            "4",
+            "--checkpoint-every",
+            "10",
+            "--quiet",
+            "--threads",
+            "1",
+            "--out",
+            &dir,
+        ];
+        args.extend_from_slice(extra);
+        let (ok, stdout, stderr) = stonelab(&args, "");
+        assert!(ok, "{args:?}: {stdout}{stderr}");
+        let config: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(out.join("config.json")).expect("config"),
+        )
+        .expect("json");
+        let log: Vec<String> = std::fs::read_to_string(out.join("log.csv"))
+            .expect("log")
+            .lines()
+            // Without the wall-clock seconds.
+            .map(|l| l.rsplit_once(',').map_or(l, |(a, _)| a).to_string())
+            .collect();
+        let _ = std::fs::remove_dir_all(&out);
+        (config["q_mlp"].clone(), log)
+    };
+    let (preset, preset_log) = run("seed001-preset", &["--preset", "seed001"]);
+    let (flags, flags_log) = run(
+        "seed001-flags",
+        &[
+            "--always-black",
+            "--opponent-mix",
+            "0.6",
+            "--normal-init",
+            "--sgd-per-epoch",
+            "--lr",
+            "0.03",
+        ],
+    );
+    assert_eq!(preset, flags);
+    assert_eq!(preset["learner"], "black");
+    assert_eq!(preset_log, flags_log, "the same games, the same losses");
+    assert_eq!(preset_log.len(), 21);
+}

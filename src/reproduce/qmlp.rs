@@ -14,8 +14,33 @@ use super::{
     evaluate_table, md_table, pct_ci, relative, train_run, AgentMaker, Ctx, Report, TrainedRun,
 };
 
-/// The runs of the experiment: (label, defects; `None` for stonelab's corrected trainer).
-fn variants() -> Vec<(&'static str, Option<Defects>)> {
+/// What a run of the experiment changes: the design's defect switches, one of the design's
+/// settings put back to stonelab's (a diagnosis), or stonelab's corrected trainer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Change {
+    Defects(Defects),
+    /// The design with burn's initialisation instead of N(0, 1).
+    BurnInit,
+    /// The design with Adam after each game instead of SGD once per epoch.
+    Adam,
+    Corrected,
+}
+
+/// The runs of the experiment.
+fn variants() -> Vec<(&'static str, Change)> {
+    let mut all: Vec<(&'static str, Change)> = defect_variants()
+        .into_iter()
+        .map(|(label, d)| (label, d.map_or(Change::Corrected, Change::Defects)))
+        .collect();
+    let corrected = all.pop();
+    all.push(("design, burn's initialisation", Change::BurnInit));
+    all.push(("design, Adam after each game", Change::Adam));
+    all.extend(corrected);
+    all
+}
+
+/// The defect runs: (label, defects; `None` for stonelab's corrected trainer).
+fn defect_variants() -> Vec<(&'static str, Option<Defects>)> {
     let on = |greedy_lowest, frozen_state, additive_target| {
         Some(Defects {
             greedy_lowest,
@@ -100,18 +125,36 @@ fn training_wins(run: &TrainedRun, n: usize) -> Result<String> {
 pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let episodes = ctx.scaled(20_000, 10);
     let mut trained = Vec::new();
-    for (label, defects) in variants() {
-        let mut run = match defects {
-            Some(defects) => presets::preset(
+    for (label, change) in variants() {
+        let design = || {
+            presets::preset(
                 "seed001",
                 &PresetOptions {
                     seed: ctx.seed,
                     episodes: Some(episodes),
-                    defects,
+                    defects: match change {
+                        Change::Defects(d) => d,
+                        _ => Defects::default(),
+                    },
                 },
             )
-            .map_err(|e| anyhow!("{e}"))?,
-            None => {
+            .map_err(|e| anyhow!("{e}"))
+        };
+        let mut run = match change {
+            Change::Defects(_) => design()?,
+            Change::BurnInit | Change::Adam => {
+                let mut run = design()?;
+                if let Some(q) = run.q_mlp.as_mut() {
+                    if change == Change::BurnInit {
+                        q.init = learn::qmlp::QMlpInit::Default;
+                    } else {
+                        q.optimizer = learn::qmlp::QMlpOptimizer::Adam;
+                        q.learning_rate = 1e-3;
+                    }
+                }
+                run
+            }
+            Change::Corrected => {
                 // stonelab's own trainer: Adam after each game, colours alternating, against
                 // uniformly random moves, burn's initialisation, no defects.
                 let mut run = presets::preset(
@@ -133,8 +176,9 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
         run.eval_every = (episodes / 10).max(10);
         run.checkpoint_every = run.eval_every;
         run.eval_games = ctx.scaled(100, 2);
-        let cmd = match &defects {
-            Some(d) => format!(
+        let design_flags = "--always-black --opponent-mix 0.6 --sgd-per-epoch --lr 0.03";
+        let cmd = match &change {
+            Change::Defects(d) => format!(
                 "stonelab train q-mlp --preset seed001{} --episodes {episodes} --seed {} \
                  --eval-every {} --eval-games {} --out runs/{}",
                 defect_flags(d),
@@ -143,7 +187,23 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
                 run.eval_games,
                 slug(label)
             ),
-            None => format!(
+            Change::BurnInit => format!(
+                "stonelab train q-mlp {design_flags} --episodes {episodes} --seed {} \
+                 --eval-every {} --eval-games {} --out runs/{}",
+                ctx.seed,
+                run.eval_every,
+                run.eval_games,
+                slug(label)
+            ),
+            Change::Adam => format!(
+                "stonelab train q-mlp --always-black --opponent-mix 0.6 --normal-init \
+                 --episodes {episodes} --seed {} --eval-every {} --eval-games {} --out runs/{}",
+                ctx.seed,
+                run.eval_every,
+                run.eval_games,
+                slug(label)
+            ),
+            Change::Corrected => format!(
                 "stonelab train q-mlp --episodes {episodes} --seed {} --eval-every {} \
                  --eval-games {} --out runs/{}",
                 ctx.seed,
@@ -154,7 +214,7 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
         };
         report.command(&cmd);
         let done = train_run::<Othello8>(ctx, &slug(label), &run)?;
-        trained.push((label, defects, done));
+        trained.push((label, change, done));
     }
 
     report.section(
@@ -167,7 +227,9 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
              move with probability 0.6 and otherwise the choice of a fixed untrained network of \
              the same shape; γ 0.99 (unstated in the design). Then the same with each code \
              defect of the design switched on alone, with all three (the code as the authors \
-             wrote it), and stonelab's corrected `q-mlp` (Adam after each game, colours \
+             wrote it), two diagnoses (the design without defects but with burn's \
+             initialisation, and with Adam after each game at 1e-3), and stonelab's corrected \
+             `q-mlp` (Adam after each game, colours \
              alternating, against uniformly random moves) for the same number of games. The \
              default size is already the authors' length, so `--full` changes nothing here.",
             episodes / 10
