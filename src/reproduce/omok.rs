@@ -19,7 +19,7 @@ use super::{md_table, pct_ci, wdl, wilson, Ctx, Report};
 
 /// The authors' score table: a window of `k` stones of one side scores `t{k}`.
 const AUTHORS_TABLE: &str = "t1=8,t2=80,t3=800,t4=8000,t5=1e7";
-/// The other table the authors tried: fours and fives ten times heavier.
+/// The second table of the comparison: fours and fives ten times heavier.
 const BIG_TABLE: &str = "t1=8,t2=80,t3=800,t4=80000,t5=1e8";
 /// The authors' attack weights for the sweep (defence stays 0.8).
 const ATTACKS: [f64; 5] = [1.3, 3.0, 5.0, 10.0, 20.0];
@@ -197,16 +197,16 @@ fn mean_text(xs: &[f64]) -> String {
     format!("{m:.1} ± {h:.1}")
 }
 
-/// The fraction `Σ hits / Σ totals` over games with a 95% interval from the spread between
-/// games (the ratio estimator's variance: the moves of one game are not independent draws),
-/// as "41.3% [39.0, 43.6]".
-fn ratio_text(pairs: &[(f64, f64)]) -> String {
+/// The fraction `Σ hits / Σ totals` over games (`(hits, total)` per game) with a 95% interval
+/// from the spread between games (the ratio estimator's variance: the moves of one game are
+/// not independent draws): `(fraction, low, high)`, `None` without any total.
+fn ratio_ci(pairs: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
     let n = pairs.len() as f64;
     let (hits, total): (f64, f64) = pairs
         .iter()
         .fold((0.0, 0.0), |(h, t), &(a, b)| (h + a, t + b));
     if total <= 0.0 {
-        return "–".into();
+        return None;
     }
     let r = hits / total;
     let half = if pairs.len() < 2 {
@@ -216,12 +216,30 @@ fn ratio_text(pairs: &[(f64, f64)]) -> String {
         let ss: f64 = pairs.iter().map(|&(h, t)| (h - r * t).powi(2)).sum();
         1.96 * (ss / (n * (n - 1.0))).sqrt() / mean_total
     };
-    format!(
-        "{:.1}% [{:.1}, {:.1}]",
-        100.0 * r,
-        100.0 * (r - half).max(0.0),
-        100.0 * (r + half).min(1.0)
-    )
+    Some((r, (r - half).max(0.0), (r + half).min(1.0)))
+}
+
+/// [`ratio_ci`] as "41.3% [39.0, 43.6]".
+fn ratio_text(pairs: &[(f64, f64)]) -> String {
+    match ratio_ci(pairs) {
+        Some((r, lo, hi)) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r, 100.0 * lo, 100.0 * hi),
+        None => "–".into(),
+    }
+}
+
+/// How a fraction moved from `a` to `b` (each with its interval), in words.
+fn change(a: Option<(f64, f64, f64)>, b: Option<(f64, f64, f64)>) -> String {
+    let (Some((ra, la, ha)), Some((rb, lb, hb))) = (a, b) else {
+        return "no moves to compare".into();
+    };
+    let verdict = if lb > ha {
+        "up, the intervals apart"
+    } else if hb < la {
+        "down, the intervals apart"
+    } else {
+        "no change beyond the intervals"
+    };
+    format!("{:.1}% → {:.1}% ({verdict})", 100.0 * ra, 100.0 * rb)
 }
 
 /// `a`'s W-D-L as black and as white.
@@ -280,7 +298,8 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let bar = ctx.bar((n * ATTACKS.len()) as u64, "games");
     let mut rows = Vec::new();
     let mut kind_rows = Vec::new();
-    let mut extend_means = Vec::new();
+    // Per weight: (extending, extend only, blocking) with their intervals.
+    let mut classes = Vec::new();
     for (k, &attack) in ATTACKS.iter().enumerate() {
         let spec = ab_spec(attack, AUTHORS_TABLE);
         bar.set_message(format!("attack {attack}"));
@@ -302,7 +321,11 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
         let extend = per_game(GameStats::extending);
         let block = per_game(GameStats::blocking);
         let total: f64 = extend.iter().map(|p| p.1).sum();
-        extend_means.push(extend.iter().map(|p| p.0).sum::<f64>() / total.max(1.0));
+        let only: Vec<(f64, f64)> = played
+            .iter()
+            .map(|g| (f64::from(g.kinds[0]), f64::from(g.classified())))
+            .collect();
+        classes.push((ratio_ci(&extend), ratio_ci(&only), ratio_ci(&block)));
         let mut row = vec![format!("×{attack}")];
         row.extend(match_cells(&played));
         row.push(ratio_text(&extend));
@@ -373,28 +396,30 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
             )
         ),
     );
-    let rising = extend_means.windows(2).all(|w| w[1] >= w[0]);
-    let first = extend_means.first().copied().unwrap_or(0.0);
-    let last = extend_means.last().copied().unwrap_or(0.0);
+    let (Some(first), Some(last)) = (classes.first(), classes.last()) else {
+        bail!("no attack weight was played");
+    };
+    let only_up = matches!((first.1, last.1), (Some((_, _, hi)), Some((_, lo, _))) if lo > hi);
     report.section(
         "The authors' claim beside ours",
         &format!(
             "Authors' claim: raising the attack weight makes the AI more offensive — more moves \
              that extend its own lines. The issue gives no numbers for it, so there is none to \
              put beside ours.\n\n\
-             Here the extending fraction goes from {:.1}% at ×1.3 to {:.1}% at ×20, {}. \
-             In this design the attack weight can only act through the windows around the \
-             opponent's reply at depth 2 (the leaf is scored there, for `omok-ab`), so it \
-             shifts which reply-squares `omok-ab` makes good for itself rather than rewarding \
-             its own move's lines directly; whether that reads as \"more offensive\" is what the \
-             table shows. The opponent is `random`, which builds lines only by chance, so there \
-             is little to block.",
-            100.0 * first,
-            100.0 * last,
-            if rising {
-                "rising (or level) at every step"
+             Here, from ×1.3 to ×20: moves that extend (extend or both) {}; moves that only \
+             extend {}; moves that block (block or both) {}. {} In this design the attack \
+             weight acts only through the windows around the opponent's expected reply (the \
+             depth-2 leaf is scored there, for `omok-ab`), not through the lines of its own \
+             move, and most of its moves both extend and block, so the broad \"extending\" \
+             share hardly moves; the shift shows between the pure classes.",
+            change(first.0, last.0),
+            change(first.1, last.1),
+            change(first.2, last.2),
+            if only_up {
+                "The direction of the authors' claim holds: a heavier attack weight trades \
+                 blocking for moves that only extend."
             } else {
-                "not rising at every step; compare the intervals before reading a trend"
+                "The authors' claim does not show at this size."
             }
         ),
     );
@@ -566,10 +591,10 @@ pub fn self_play(ctx: &Ctx, report: &mut Report) -> Result<()> {
     report.section(
         "Setup",
         &format!(
-            "{} `omok-ab` (`{}`) plays itself ({n} games per weight); game g uses the same two seeds for every attack \
-             weight, so the first (random) move is the same across the rows. The rows for \
-             attack ×0 and ×20 check the issue's observation that self-play used to be \
-             identical for any attack weight.",
+            "{} `omok-ab` (`{}`) plays itself ({n} games per weight); game g uses the same \
+             two seeds for every attack weight, so the first (random) move is the same across \
+             the rows. The rows for attack ×0 and ×20 check the issue's observation that \
+             self-play used to be identical for any attack weight.",
             match_setup(n, false),
             ab_spec(1.3, AUTHORS_TABLE)
         ),
@@ -606,9 +631,10 @@ pub fn self_play(ctx: &Ctx, report: &mut Report) -> Result<()> {
              move there, and never checks for a win: each side sees the other's five one move \
              ahead and blocks it, but gives its own five no value unless the reply it expects \
              lies on the five's line, so a five comes only by chance or by the root's tie rule \
-             (the last of equal moves). The authors' program must differ from the description \
-             somewhere the issue does not show (a win check before the search, another leaf \
-             perspective or another depth would each let black's first-move advantage show).",
+             (the last of equal moves). The authors' program presumably differs from the \
+             description somewhere the issue does not show — a win check before the search, \
+             another leaf perspective or another depth are candidates; none of them is \
+             measured here.",
             if black_hi < 1.0 {
                 "the 95% interval on black's wins excludes 100%, so this is the design, not \
                  sampling"
@@ -662,6 +688,7 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
     // every search completes; the design's own 5 s limit is counted afterwards.
     let bar = ctx.bar((positions.len() * DEPTHS.len()) as u64, "timed searches");
     let mut rows = Vec::new();
+    let mut mean_nodes = Vec::new();
     for &depth in &DEPTHS {
         let timed =
             format!("omok-ab:depth={depth},time=600s,attack=1.3,defence=0.8,{AUTHORS_TABLE}");
@@ -690,6 +717,7 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
             sorted[((q * (sorted.len() - 1) as f64).round() as usize).min(sorted.len() - 1)]
         };
         let over = secs.iter().filter(|&&s| s > DESIGN_TIME_LIMIT_S).count();
+        mean_nodes.push(nodes as f64 / secs.len() as f64);
         let ms = |s: f64| format!("{:.1}", 1000.0 * s);
         rows.push(vec![
             depth.to_string(),
@@ -742,14 +770,29 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
             &rows,
         ),
     );
+    let growth: Vec<String> = DEPTHS
+        .windows(2)
+        .zip(mean_nodes.windows(2))
+        .map(|(d, m)| {
+            format!(
+                "×{:.0} from depth {} to {}",
+                m[1] / m[0].max(1.0),
+                d[0],
+                d[1]
+            )
+        })
+        .collect();
     report.section(
         "The authors' report beside ours",
-        "The issue gives no timings of the authors', so there is nothing to put beside these. \
-         \"over 5 s\" counts the searches that would pass the agent's default time limit \
-         (`time=5s`), where the design plays a random move instead; the authors' program, in \
-         another language on another machine, will have other absolute times, but the growth \
-         from depth to depth (the candidate squares give each node dozens of moves, and the \
-         move order is by index, so alpha-beta prunes little) is the design's.",
+        &format!(
+            "The issue gives no timings of the authors', so there is nothing to put beside \
+             these. \"over 5 s\" counts the searches that would pass the agent's default time \
+             limit (`time=5s`), where the design plays a random move instead. The authors' \
+             program, in another language on another machine, will have other absolute times; \
+             the growth is the design's: nodes per move {} (the 7x7 squares around the last \
+             four moves give each node dozens of candidates, searched in index order).",
+            growth.join(" and ")
+        ),
     );
     Ok(())
 }

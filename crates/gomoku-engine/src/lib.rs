@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod engine;
 pub mod omok_ab;
+pub mod omok_study;
 pub mod openings;
 pub mod patterns;
 mod state;
@@ -14,4 +15,5 @@ mod window_eval;
 
 pub use engine::{find_vcf, EngineConfig, GomokuEngine};
 pub use omok_ab::{OmokAb, OmokAbConfig};
+pub use omok_study::{classify_move, MoveKind};
 pub use window_eval::WindowEvaluator;

@@ -77,6 +77,25 @@ pub const KEYS: &[(&str, &str)] = &[
 
 const SEED_KEY: (&str, &str) = ("seed", "seed of the random first move");
 
+/// A square board of stones, as the evaluation reads it: the rules crate's [`Board`], or any
+/// other grid (the search's own board, which plays on past a five).
+pub trait Stones {
+    /// Points per side.
+    fn size(&self) -> usize;
+    /// The stone on `p`; `None` when `p` is empty or off the board.
+    fn stone(&self, p: Point) -> Option<Color>;
+}
+
+impl Stones for Board {
+    fn size(&self) -> usize {
+        Board::size(self)
+    }
+
+    fn stone(&self, p: Point) -> Option<Color> {
+        Board::stone(self, p)
+    }
+}
+
 /// Settings of [`OmokAb`]: search depth, evaluation weights and table, time per move.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OmokAbConfig {
@@ -208,9 +227,10 @@ impl OmokAbConfig {
     /// move count too — skipping windows that leave the board. A window holding `k >= 1` stones
     /// of `ai` and none of the opponent adds `table[k - 1] * attack`; one holding `k >= 1`
     /// opponent stones and none of `ai`'s subtracts `table[k - 1] * defence`; mixed and empty
-    /// windows count nothing. A five is no special case: just its window's score.
+    /// windows count nothing. A five is no special case: just its window's score. `board` is any
+    /// [`Stones`]: a rules [`Board`] or a grid that holds more than one five.
     #[must_use]
-    pub fn evaluate_last_move(&self, board: &Board, last: Point, ai: Color) -> f64 {
+    pub fn evaluate_last_move<B: Stones + ?Sized>(&self, board: &B, last: Point, ai: Color) -> f64 {
         let n = board.size() as i32;
         let on_board = |r: i32, c: i32| (0..n).contains(&r) && (0..n).contains(&c);
         let (row, col) = (last.row() as i32, last.col() as i32);
@@ -252,18 +272,34 @@ impl OmokAbConfig {
     }
 }
 
-/// The moves the agent considers in `pos`: the empty legal points within [`RADIUS`] (Chebyshev)
-/// of any of the last [`RECENT_MOVES`] moves, by index; all legal moves when that leaves none
-/// (no recent moves known, as for a position parsed from a string). Empty when the game is over.
+/// The moves the agent considers at the root, in `pos`: the empty legal points within
+/// [`RADIUS`] (Chebyshev) of any of the last [`RECENT_MOVES`] moves, by index; all legal moves
+/// when that leaves none (no recent moves known, as for a position parsed from a string). Empty
+/// when the game is over. Below the root the search picks its moves the same way on its own
+/// board, where "legal" is just "empty" (see [`OmokAb`]).
 #[must_use]
 pub fn candidate_moves<V: Variant>(pos: &Gomoku<V>) -> Vec<Point> {
     let board = pos.board();
     if board.is_over() {
         return Vec::new();
     }
-    let n = board.size();
+    let points = near_recent(board.size(), pos.recent_moves(), |p| board.check(p).is_ok());
+    if points.is_empty() {
+        board.legal_moves()
+    } else {
+        points
+    }
+}
+
+/// The points `free` accepts within [`RADIUS`] of any of the first [`RECENT_MOVES`] of `recent`
+/// (newest first), by index, without repeats.
+fn near_recent(
+    n: usize,
+    recent: impl Iterator<Item = Point>,
+    free: impl Fn(Point) -> bool,
+) -> Vec<Point> {
     let mut points = Vec::new();
-    for m in pos.recent_moves().take(RECENT_MOVES) {
+    for m in recent.take(RECENT_MOVES) {
         let rows = m.row().saturating_sub(RADIUS)..=(m.row() + RADIUS).min(n - 1);
         for r in rows {
             let cols = m.col().saturating_sub(RADIUS)..=(m.col() + RADIUS).min(n - 1);
@@ -272,22 +308,107 @@ pub fn candidate_moves<V: Variant>(pos: &Gomoku<V>) -> Vec<Point> {
     }
     points.sort_unstable_by_key(|p| p.index(n));
     points.dedup();
-    points.retain(|&p| board.check(p).is_ok());
-    if points.is_empty() {
-        board.legal_moves()
-    } else {
-        points
+    points.retain(|&p| free(p));
+    points
+}
+
+/// The search's own board, as the design keeps one: stones, the side to move and the moves
+/// that led here, with no rules at all — a five does not end anything, so the search plays on
+/// below it. Moves are made and taken back in place.
+struct SearchBoard {
+    n: usize,
+    cells: Vec<Option<Color>>,
+    to_move: Color,
+    /// The root position's recent moves (oldest first), then the moves made in the search.
+    moves: Vec<Point>,
+}
+
+impl SearchBoard {
+    fn new<V: Variant>(pos: &Gomoku<V>) -> Self {
+        let board = pos.board();
+        let n = board.size();
+        let cells = (0..n * n)
+            .map(|i| Point::from_index(i, n).and_then(|p| board.stone(p)))
+            .collect();
+        let mut moves: Vec<Point> = pos.recent_moves().collect();
+        moves.reverse();
+        SearchBoard {
+            n,
+            cells,
+            to_move: pos.side_to_move(),
+            moves,
+        }
+    }
+
+    /// Puts a stone of the side to move on the empty point `p` (the caller picks empty points).
+    fn make(&mut self, p: Point) {
+        if let Some(cell) = self.cells.get_mut(p.index(self.n)) {
+            *cell = Some(self.to_move);
+        }
+        self.to_move = self.to_move.opponent();
+        self.moves.push(p);
+    }
+
+    /// Takes back the last [`make`](Self::make).
+    fn unmake(&mut self) {
+        if let Some(p) = self.moves.pop() {
+            if let Some(cell) = self.cells.get_mut(p.index(self.n)) {
+                *cell = None;
+            }
+            self.to_move = self.to_move.opponent();
+        }
+    }
+
+    /// The empty points near the last four moves, by index; every empty point when none is.
+    fn candidates(&self) -> Vec<Point> {
+        let free = |p: Point| self.stone(p).is_none();
+        let points = near_recent(self.n, self.moves.iter().rev().copied(), free);
+        if points.is_empty() {
+            (0..self.n * self.n)
+                .filter_map(|i| Point::from_index(i, self.n))
+                .filter(|&p| free(p))
+                .collect()
+        } else {
+            points
+        }
     }
 }
 
-/// The `omok-ab` agent: minimax with alpha-beta to a fixed depth over [`candidate_moves`], the
-/// root's side maximising, scoring each leaf (and a finished game) with
-/// [`OmokAbConfig::evaluate_last_move`] for the root's side (a five is only a large window
-/// score). Not yet as designed: the design scores a leaf for its side to move (the other side
-/// at odd depths) and searches on past a five. On an empty board it plays a random point. Ties at the root go to the last
-/// candidate by index. A move whose time runs out is a random legal move. Scores are reported
-/// rounded and kept inside `(-WIN, WIN)`, since the original's numbers are heuristic, never
-/// proofs.
+impl Stones for SearchBoard {
+    fn size(&self) -> usize {
+        self.n
+    }
+
+    fn stone(&self, p: Point) -> Option<Color> {
+        if p.on_board(self.n) {
+            self.cells.get(p.index(self.n)).copied().flatten()
+        } else {
+            None
+        }
+    }
+}
+
+/// The `omok-ab` agent, as designed: minimax with alpha-beta (fail-soft) to a fixed depth, the
+/// root's side maximising and the other minimising, over [`candidate_moves`] at the root and
+/// the same squares below it. Below the root the search plays on its own board with no win
+/// check: a five is only a large window score, and the opponent moves after it. A leaf is
+/// scored by [`OmokAbConfig::evaluate_last_move`] around its last move for the side to move
+/// at the leaf, and the minimax uses that number as it is — at even depths that is the root's
+/// side, at odd depths the opponent (the design's flaw, reproduced on purpose).
+///
+/// What that makes of play: at depth 1 a move is scored for the opponent, so the AI prefers
+/// moves beside the opponent's lines and away from its own, and its own five counts against
+/// it; at depth 2 (the default) the leaf is scored around the opponent's reply, so the AI sees
+/// the opponent's fives and blocks them, but its own five counts only through the windows
+/// around that reply (nothing, unless the reply lies on the five's line): it completes a five
+/// only when no other move scores higher, and a game between two of them ends at a five made
+/// by chance or the tie rule — from the empty board such games nearly always fill the board
+/// (`stonelab reproduce omok-self-play`). Ties at the root go to the last candidate by index.
+/// On an empty board it plays a random point; a move whose time runs out is a random legal
+/// move. Below the root the only rule is "an empty point" (renju fouls are kept out at the root
+/// only). Scores are reported rounded and kept inside `(-WIN, WIN)`, since the original's
+/// numbers are heuristic, never proofs; at odd depths they are the opponent's view, as the
+/// design has it.
 pub struct OmokAb {
     config: OmokAbConfig,
     rng: ChaCha8Rng,
@@ -295,7 +416,8 @@ pub struct OmokAb {
     deadline: Option<Instant>,
     node_limit: Option<u64>,
     aborted: bool,
-    /// The side to move at the root, whose point of view the search takes.
+    /// The side to move at the root: the side that maximises (leaves are scored for the side
+    /// to move there).
     ai: Color,
 }
 
@@ -340,12 +462,14 @@ impl OmokAb {
         self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
-    /// Minimax with alpha-beta (fail-soft) below the root: the score for `self.ai` of `pos`,
-    /// reached by `last`; `pv` receives the best line from `pos`. Returns 0 once the budget is
-    /// spent (the caller checks `aborted`).
-    fn search<V: Variant>(
+    /// Minimax with alpha-beta (fail-soft) below the root, on the search's own board: the
+    /// value of `board`, reached by `last`, with the root's side maximising and the other side
+    /// minimising; a leaf is scored by [`OmokAbConfig::evaluate_last_move`] for the side to move
+    /// there, and that number is used as it is. No node stops at a five. `pv` receives the best
+    /// line from `board`. Returns 0 once the budget is spent (the caller checks `aborted`).
+    fn search(
         &mut self,
-        pos: &Gomoku<V>,
+        board: &mut SearchBoard,
         last: Point,
         depth: u32,
         mut alpha: f64,
@@ -362,15 +486,14 @@ impl OmokAb {
         let moves = if depth == 0 {
             Vec::new()
         } else {
-            candidate_moves(pos)
+            board.candidates()
         };
         if moves.is_empty() {
-            // The design scores a leaf for the side to move there, and searches on past a five;
-            // the rules end the game at a five, so until the search keeps its own board, leaves
-            // are scored for the root's side (the same side at even depths).
-            return self.config.evaluate_last_move(pos.board(), last, self.ai);
+            // The design's perspective: the side to move at the leaf (the root's side at even
+            // depths, its opponent at odd ones), whatever side the minimax is on.
+            return self.config.evaluate_last_move(&*board, last, board.to_move);
         }
-        let maximize = pos.side_to_move() == self.ai;
+        let maximize = board.to_move == self.ai;
         let mut best = if maximize {
             f64::NEG_INFINITY
         } else {
@@ -379,14 +502,9 @@ impl OmokAb {
         let mut line = Vec::new();
         for mv in moves {
             line.clear();
-            let score = self.search(
-                &pos.play_unchecked(mv),
-                mv,
-                depth - 1,
-                alpha,
-                beta,
-                &mut line,
-            );
+            board.make(mv);
+            let score = self.search(board, mv, depth - 1, alpha, beta, &mut line);
+            board.unmake();
             if self.aborted {
                 return 0.0;
             }
@@ -446,9 +564,11 @@ impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
         self.aborted = false;
 
         self.ai = pos.side_to_move();
+        let mut board = SearchBoard::new(pos);
         let mut best: Option<(f64, Point, Vec<Point>)> = None;
         let mut alpha = f64::NEG_INFINITY;
         let mut line = Vec::new();
+        // The root's moves come from the real position (the game is not over there).
         for mv in candidate_moves(pos) {
             if self.past_deadline() {
                 self.aborted = true;
@@ -457,14 +577,16 @@ impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
             line.clear();
             // Just below the best so far: a later move that ties it is scored exactly (the
             // design keeps the last of equal moves).
+            board.make(mv);
             let score = self.search(
-                &pos.play_unchecked(mv),
+                &mut board,
                 mv,
                 depth - 1,
                 alpha.next_down(),
                 f64::INFINITY,
                 &mut line,
             );
+            board.unmake();
             if self.aborted {
                 break;
             }

@@ -1,11 +1,13 @@
-//! `omok-ab` on real positions: tactics, the evaluation against hand counts, the candidate
-//! squares, seeding, the time limit, spec strings, and alpha-beta against plain minimax.
+//! `omok-ab` on real positions: the design's leaf perspective and search past a five against
+//! hand counts, tactics, the candidate squares, seeding, the time limit, spec strings, and
+//! alpha-beta against a plain minimax twin on a rule-less board.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use game::{Color, Game};
 use gomoku::{presets, Gomoku, Omok, Point, Renju15, Variant};
-use gomoku_engine::omok_ab::{candidate_moves, KEYS, MAX_DEPTH, NAME};
+use gomoku_engine::omok_ab::{candidate_moves, Stones, KEYS, MAX_DEPTH, NAME};
 use gomoku_engine::{OmokAb, OmokAbConfig};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -39,8 +41,13 @@ fn agent(text: &str, seed: u64) -> OmokAb {
 // ----- tactics -----
 
 #[test]
-fn takes_the_five_of_an_open_four() {
-    // Black: row 9, columns 5..=8, both ends open; white scattered far away.
+fn passes_up_its_own_open_four() {
+    // Black: row 10, columns f..i, both ends open; white scattered near a1. The design has no
+    // win check and scores a leaf for the side to move there, so it does not see its own five:
+    // at depth 1 the leaf is scored for white, and black's five counts against it (its window
+    // is the opponent's five in white's eyes); at depth 2 the leaf is scored around white's
+    // reply, whose windows miss the five. A faithful reproduction plays elsewhere (the old,
+    // unfaithful twin that scored every leaf for the root's side took the five here).
     let pos: Omok = play(&[
         (9, 5),
         (0, 0),
@@ -55,16 +62,19 @@ fn takes_the_five_of_an_open_four() {
         let mut ab = agent(&format!("omok-ab:depth={depth}"), 1);
         let d = ab.select(&pos, &Budget::default()).unwrap();
         assert!(
-            [pt(9, 4), pt(9, 9)].contains(&d.mv),
+            ![pt(9, 4), pt(9, 9)].contains(&d.mv),
             "depth {depth}: {}",
             d.mv
         );
-        let after = pos.play(d.mv).unwrap();
-        assert_eq!(after.outcome().and_then(|o| o.winner()), Some(Color::Black));
         assert_eq!(d.depth, Some(depth));
+        assert_eq!(d.pv.len(), depth as usize);
         assert_eq!(d.pv.first(), Some(&d.mv));
-        // A five is worth more than anything a depth-2 line can lose; reported inside WIN.
-        assert_eq!(d.score, Some(WIN - 1));
+        // Both lie near white's stones (the last four moves hold three of them).
+        assert!(
+            d.mv.row() <= 3 && d.mv.col() <= 6,
+            "depth {depth}: {}",
+            d.mv
+        );
     }
 }
 
@@ -189,17 +199,160 @@ fn evaluation_matches_hand_counts() {
     ));
 }
 
+/// A 7x7 position from its rows (top row first, `X` black, `O` white, `.` empty), with equal
+/// counts (black to move), played so that white's last move is `last`: d4 there makes the
+/// 7x7 squares of the last four moves cover the board, so every empty point is a candidate at
+/// every depth.
+fn from_rows(rows: [&str; 7], last: (usize, usize)) -> Gomoku7 {
+    let (mut black, mut white) = (Vec::new(), Vec::new());
+    for (i, row) in rows.iter().enumerate() {
+        for (col, ch) in row.chars().enumerate() {
+            let at = (6 - i, col);
+            match ch {
+                'X' => black.push(at),
+                'O' if at != last => white.push(at),
+                _ => {}
+            }
+        }
+    }
+    white.push(last);
+    assert_eq!(black.len(), white.len());
+    let moves: Vec<(usize, usize)> = black
+        .into_iter()
+        .zip(white)
+        .flat_map(|(b, w)| [b, w])
+        .collect();
+    play(&moves)
+}
+
+/// Two 7x7 meshes where almost every window holds both colours, so each leaf is counted by
+/// hand. In the first, white's c1 d1 e1 . g1 wants f1 (a five); empty: a1, f1, f2.
+fn mesh_with_white_four() -> Gomoku7 {
+    from_rows(
+        [
+            "XOOXXXO", // 7
+            "XOOOOXO", // 6
+            "OOOXOOO", // 5
+            "XXXOXXO", // 4
+            "XXOXXXX", // 3
+            "OXOXX.X", // 2
+            ".XOOO.O", // 1
+        ],
+        (3, 3),
+    )
+}
+
+#[test]
+fn depth_one_scores_the_leaf_for_the_opponent() {
+    // Depth 1: after black's move the side to move is white, and the design scores the leaf
+    // for white; black (the root, maximising) takes that number as it is.
+    //  a1: the windows through a1 hold both colours; the window c1-g1 beside it (starting two
+    //      points after a1) holds white's four: +80000 x 1.3 = +104000 for white.
+    //  f1: every window through or beside f1 holds both colours (across a1-e1 and b1-f1 and
+    //      c1-g1, up f1-f5, anti-diagonal f1-b5 and e2-a6; no diagonal fits): 0.
+    //  f2: likewise 0.
+    // So black plays a1 and leaves white's five open: the design's flaw at odd depths.
+    let pos = mesh_with_white_four();
+    assert_eq!(pos.side_to_move(), Color::Black);
+    let cfg = OmokAbConfig::default();
+    let leaf = |m: Point| {
+        let after = pos.play(m).unwrap();
+        cfg.evaluate_last_move(after.board(), m, Color::White)
+    };
+    assert_eq!(leaf(pt(0, 0)), 104_000.0);
+    assert_eq!(leaf(pt(0, 5)), 0.0);
+    assert_eq!(leaf(pt(1, 5)), 0.0);
+    let d = agent("omok-ab:depth=1", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!((d.mv, d.score), (pt(0, 0), Some(104_000)));
+    assert_eq!(d.pv, vec![pt(0, 0)]);
+    assert_eq!(d.nodes, 3);
+    // With a four worth 1e7 the same leaf is 1.3e7: reported inside WIN, as the design's
+    // numbers are heuristics, never proofs.
+    let d = agent("omok-ab:depth=1,t4=1e7", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!((d.mv, d.score), (pt(0, 0), Some(WIN - 1)));
+}
+
+#[test]
+fn depth_two_scores_the_leaf_for_the_root_side() {
+    // Depth 2: the leaf follows white's reply and is scored for black around that reply.
+    //  black a1: white f1 makes the five c1-g1: -1000000 x 0.8 = -800000; white f2: 0 (mixed
+    //            windows). White (minimising) takes -800000.
+    //  black f1: white a1 or f2: every window mixed, 0 and 0. Minimum 0.
+    //  black f2: white a1: the window c1-g1 beside a1 holds white's four, -80000 x 0.8 =
+    //            -64000; white f1: the five, -800000. Minimum -800000.
+    // Black blocks at f1 with 0; white's reply in the line is a1 (the first of equal replies).
+    let pos = mesh_with_white_four();
+    let d = agent("omok-ab:depth=2", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!((d.mv, d.score), (pt(0, 5), Some(0)));
+    assert_eq!(d.pv, vec![pt(0, 5), pt(0, 0)]);
+    // A leaf value by hand: a1 then f1, scored for black around f1.
+    let five = pos.play(pt(0, 0)).unwrap().play(pt(0, 5)).unwrap();
+    assert_eq!(
+        OmokAbConfig::default().evaluate_last_move(five.board(), pt(0, 5), Color::Black),
+        -800_000.0
+    );
+}
+
+#[test]
+fn the_search_goes_on_past_a_five() {
+    // Black's g3 f4 . d6 c7 wants e5 (a five on the anti-diagonal); empty: g1, d3, e5. Every
+    // other window on the board holds both colours.
+    let pos = from_rows(
+        [
+            "XXXOOXX", // 7
+            "OXOXOOO", // 6
+            "XOOX.XX", // 5
+            "OXXOXXO", // 4
+            "OXX.OOX", // 3
+            "OOOXOXX", // 2
+            "XOOXOO.", // 1
+        ],
+        (3, 3),
+    );
+    let (g1, d3, e5) = (pt(0, 6), pt(2, 3), pt(4, 4));
+    // Depth 1: the leaf after e5 is scored for white, to whom the five is the opponent's:
+    // -1000000 x 0.8; g1 and d3 score 0, and the last of them by index, d3, is played.
+    let d = agent("omok-ab:depth=1", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!((d.mv, d.score), (d3, Some(0)));
+    // Depth 2: every leaf is 0 (no reply of white's lies on the five's line), so the tie rule
+    // picks the last root move, e5, and white moves after the five: 3 root moves with 2
+    // replies each, 9 nodes (a win check would stop at the five: 7).
+    let d = agent("omok-ab:depth=2", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!((d.mv, d.score), (e5, Some(0)));
+    assert_eq!(d.pv, vec![e5, g1]);
+    assert_eq!(d.nodes, 9);
+    // Depth 3: two more moves after the five, the board full at the leaf.
+    let d = agent("omok-ab:depth=3", 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!(d.pv, vec![e5, g1, d3]);
+    assert_eq!(d.depth, Some(3));
+    assert_eq!(d.nodes, 15);
+}
+
 #[test]
 fn depth_one_score_is_the_best_single_move_and_ties_go_to_the_last() {
-    // Depth 1: each black move is scored by its own windows; black keeps the highest, the last
-    // of equal moves by index (as the design's loop does).
+    // Depth 1: each black move is scored by its own windows for white, the side to move after
+    // it (the design's perspective; the test used to score them for black, which the design
+    // does not do); black keeps the highest, the last of equal moves by index (as the design's
+    // loop does).
     let pos: Omok = play(&[(9, 9), (0, 18)]);
     let cfg = OmokAbConfig::default();
     let scored: Vec<(Point, f64)> = candidate_moves(&pos)
         .into_iter()
         .map(|m| {
             let after = pos.play(m).unwrap();
-            (m, cfg.evaluate_last_move(after.board(), m, Color::Black))
+            (m, cfg.evaluate_last_move(after.board(), m, Color::White))
         })
         .collect();
     let best = scored
@@ -551,40 +704,107 @@ fn random_position<V: Variant>(rng: &mut ChaCha8Rng, plies: std::ops::Range<usiz
     pos
 }
 
-/// The slow twin: minimax without pruning, `ai` maximising, over the same candidates and
-/// evaluation (each leaf scored for `ai`); `nodes` counts the positions visited.
-fn minimax<V: Variant>(
-    pos: &Gomoku<V>,
-    depth: u32,
-    ai: Color,
-    cfg: &OmokAbConfig,
-    nodes: &mut u64,
-) -> f64 {
-    *nodes += 1;
-    let last = pos
-        .last_move()
-        .expect("inside the search every node has a last move");
-    if depth == 0 || pos.is_over() {
-        return cfg.evaluate_last_move(pos.board(), last, ai);
+/// The twin's board, as the design keeps its own: stones in a map, the moves so far, no rules
+/// (a five ends nothing).
+#[derive(Clone)]
+struct Grid {
+    n: usize,
+    stones: HashMap<(usize, usize), Color>,
+    /// Every move known, oldest first.
+    moves: Vec<Point>,
+    to_move: Color,
+}
+
+impl Grid {
+    fn of<V: Variant>(pos: &Gomoku<V>) -> Self {
+        let n = V::SIZE;
+        let stones = (0..n * n)
+            .filter_map(|i| Point::from_index(i, n))
+            .filter_map(|p| pos.board().stone(p).map(|c| ((p.row(), p.col()), c)))
+            .collect();
+        let mut moves: Vec<Point> = pos.recent_moves().collect();
+        moves.reverse();
+        Grid {
+            n,
+            stones,
+            moves,
+            to_move: pos.side_to_move(),
+        }
     }
-    let scores: Vec<f64> = candidate_moves(pos)
+
+    fn play(&self, p: Point) -> Grid {
+        let mut next = self.clone();
+        assert!(next
+            .stones
+            .insert((p.row(), p.col()), self.to_move)
+            .is_none());
+        next.moves.push(p);
+        next.to_move = self.to_move.opponent();
+        next
+    }
+
+    /// Empty points within distance 3 of the last four moves, by index; else every empty one.
+    fn candidates(&self) -> Vec<Point> {
+        let empty: Vec<Point> = (0..self.n * self.n)
+            .filter_map(|i| Point::from_index(i, self.n))
+            .filter(|p| !self.stones.contains_key(&(p.row(), p.col())))
+            .collect();
+        let recent: Vec<Point> = self.moves.iter().rev().take(4).copied().collect();
+        let near: Vec<Point> = empty
+            .iter()
+            .copied()
+            .filter(|&p| recent.iter().any(|&m| chebyshev(p, m) <= 3))
+            .collect();
+        if near.is_empty() {
+            empty
+        } else {
+            near
+        }
+    }
+}
+
+impl Stones for Grid {
+    fn size(&self) -> usize {
+        self.n
+    }
+
+    fn stone(&self, p: Point) -> Option<Color> {
+        self.stones.get(&(p.row(), p.col())).copied()
+    }
+}
+
+/// The slow twin: minimax without pruning, `ai` maximising, over the design's candidates on a
+/// board without rules, each leaf scored for its side to move; `nodes` counts the positions.
+fn minimax(grid: &Grid, depth: u32, ai: Color, cfg: &OmokAbConfig, nodes: &mut u64) -> f64 {
+    *nodes += 1;
+    let last = *grid
+        .moves
+        .last()
+        .expect("inside the search every node has a last move");
+    let moves = grid.candidates();
+    if depth == 0 || moves.is_empty() {
+        return cfg.evaluate_last_move(grid, last, grid.to_move);
+    }
+    let scores: Vec<f64> = moves
         .into_iter()
-        .map(|m| minimax(&pos.play_unchecked(m), depth - 1, ai, cfg, nodes))
+        .map(|m| minimax(&grid.play(m), depth - 1, ai, cfg, nodes))
         .collect();
-    if pos.side_to_move() == ai {
+    if grid.to_move == ai {
         scores.into_iter().fold(f64::NEG_INFINITY, f64::max)
     } else {
         scores.into_iter().fold(f64::INFINITY, f64::min)
     }
 }
 
-/// The root of the twin: the last move with the highest score, that score and the node count.
+/// The root of the twin (its moves from the rules, as the game is not over there): the last
+/// move with the highest score, that score and the node count.
 fn minimax_root<V: Variant>(pos: &Gomoku<V>, depth: u32, cfg: &OmokAbConfig) -> (Point, f64, u64) {
     let ai = pos.side_to_move();
+    let grid = Grid::of(pos);
     let mut nodes = 0;
     let mut best: Option<(Point, f64)> = None;
     for m in candidate_moves(pos) {
-        let s = minimax(&pos.play_unchecked(m), depth - 1, ai, cfg, &mut nodes);
+        let s = minimax(&grid.play(m), depth - 1, ai, cfg, &mut nodes);
         if best.is_none_or(|(_, b)| s >= b) {
             best = Some((m, s));
         }
@@ -613,15 +833,11 @@ fn check_against_minimax<V: Variant>(
         (mv, reported(score)),
         "{spec_text} {pos:?}"
     );
-    // The line stops early only where a five ends the game, and its last position is the leaf
-    // whose evaluation (for the root's side) is the score.
-    assert!((1..=depth as usize).contains(&d.pv.len()), "{pos:?}");
-    let end =
-        d.pv.iter()
-            .try_fold(pos.clone(), |p, &m| p.play(m))
-            .expect("a legal line");
-    assert!(d.pv.len() == depth as usize || end.is_over(), "{pos:?}");
-    let leaf = cfg.evaluate_last_move(end.board(), *d.pv.last().unwrap(), pos.side_to_move());
+    // The line is as deep as the search (a five stops nothing), and its last position is the
+    // leaf whose evaluation, for the side to move there, is the score.
+    assert_eq!(d.pv.len(), depth as usize, "{pos:?}");
+    let end = d.pv.iter().fold(Grid::of(&pos), |g, &m| g.play(m));
+    let leaf = cfg.evaluate_last_move(&end, *d.pv.last().unwrap(), end.to_move);
     assert_eq!(reported(leaf), d.score, "{pos:?}");
     (d.nodes, plain_nodes)
 }
