@@ -175,9 +175,10 @@ pub fn value_iteration(ctx: &Ctx, report: &mut Report) -> Result<()> {
         "The `dp` agent against the evaluation opponents",
         &format!(
             "The agent of the solved table (registry spec `dp`: the first of the best moves, in \
-             action order) against {}, {} games each from the start, colours alternating.\n\n{}\n\
-             With perfect play white wins 4x4 Othello, so as black `dp` can lose to an opponent \
-             that plays well enough; as white it wins every game.",
+             action order) against {}, {} games each.\n\n{}\n\
+             The table is exact, so `dp` never loses a position it could hold: every game it \
+             loses starts from an opening already lost for its side with perfect play (from \
+             the start itself, White wins).",
             EVAL_OPPONENTS
                 .iter()
                 .map(|s| format!("`{s}`"))

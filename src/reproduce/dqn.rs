@@ -250,8 +250,7 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
     report.section(
         "Measured: the trained networks against fixed players",
         &format!(
-            "Greedy play by the network (the best legal point), {} games per pair, colours \
-             alternating. The authors measured no such games; they could not tell their \
+            "Greedy play by the network (the best legal point), {} games per pair. The authors measured no such games; they could not tell their \
              trained model from a random player. An untrained network of the same design is \
              the floor.\n\n{table}",
             ctx.games

@@ -13,11 +13,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use arena::{ColourWdl, VersusSettings};
+use arena::{ColourWdl, Opening};
 use catalog::CatalogGame;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use search::driver::{NoBatched, Seat};
 use search::Agent;
 
 /// Arguments of `stonelab reproduce`.
@@ -239,9 +238,10 @@ pub type AgentMaker<'a, G> = dyn Fn(u64) -> Box<dyn Agent<G>> + 'a;
 /// The opponents every trained agent meets in the reports.
 pub const EVAL_OPPONENTS: [&str; 3] = ["random", "greedy", "alphabeta:depth=2"];
 
-/// Plays `make`'s agents against each of [`EVAL_OPPONENTS`] (`ctx.games` games each, colours
-/// alternating, seeded by the experiment's seed) and returns a markdown table: per opponent,
-/// the score with its interval, and W-D-L as black and as white.
+/// Plays `make`'s agents against each of [`EVAL_OPPONENTS`] (`ctx.games` games each from the
+/// evaluation openings, each opening twice with colours swapped, seeded by the experiment's
+/// seed) and returns a markdown table: per opponent, the score with its interval, and W-D-L as
+/// black and as white, with a line naming the openings.
 ///
 /// # Errors
 /// When an agent fails or an opponent cannot be built.
@@ -268,22 +268,30 @@ pub fn evaluate_table<G: CatalogGame>(
                 },
                 ctx.games,
                 ctx.seed.wrapping_mul(31).wrapping_add(k as u64),
+                ctx.seed,
             )?;
             out.push(eval_row(label, spec, &record));
             bar.inc(1);
         }
     }
     bar.finish_and_clear();
-    Ok(md_table(
-        &[
-            "agent",
-            "opponent",
-            "games",
-            "score (95% interval)",
-            "as black W-D-L",
-            "as white W-D-L",
-        ],
-        &out,
+    let (openings, kind) = eval_openings::<G>(ctx.games.div_ceil(2), ctx.seed);
+    Ok(format!(
+        "{}\nGames start from {kind} ({} of them), each played twice with colours swapped, so \
+         that deterministic players meet in different games; scores count a draw as ½, with \
+         Wilson 95% intervals.\n",
+        md_table(
+            &[
+                "agent",
+                "opponent",
+                "games",
+                "score (95% interval)",
+                "as black W-D-L",
+                "as white W-D-L",
+            ],
+            &out,
+        ),
+        openings.len().min(ctx.games.div_ceil(2))
     ))
 }
 
@@ -301,23 +309,85 @@ fn eval_row(label: &str, opponent: &str, r: &ColourWdl) -> Vec<String> {
     ]
 }
 
-/// `games` games of `make`'s agents against `opponent`'s, colours alternating.
+/// The openings of the evaluation matches: the game's own (Gomoku: random stones near the
+/// centre), else the arena's built-in set (8x8 Othello: balanced openings), else random
+/// openings of the arena's default depth; with a description for the reports.
+pub fn eval_openings<G: CatalogGame>(count: usize, seed: u64) -> (Vec<Opening<G>>, String) {
+    if let Some(found) = G::default_openings(count, seed) {
+        return found;
+    }
+    if let Ok(Some(list)) = arena::builtin_openings::<G>() {
+        if !list.is_empty() {
+            return (list, "the arena's built-in balanced openings".into());
+        }
+    }
+    let plies = arena::default_random_plies::<G>();
+    let list = arena::random_openings::<G>(plies, count, seed);
+    if list.is_empty() {
+        (vec![Opening::start()], "the start position".into())
+    } else {
+        (list, format!("random openings of {plies} plies"))
+    }
+}
+
+/// `games` games of `make`'s agents against `opponent`'s (agents seeded from `seed`, openings
+/// from `openings_seed`): game `2k` from opening `k` with the
+/// agent as Black, game `2k + 1` from the same opening as White (openings reused in turn when
+/// there are fewer), so deterministic players still meet in different games.
 ///
 /// # Errors
-/// When an agent fails.
+/// When a player fails to move (a forfeit).
 pub fn play_versus<G: CatalogGame>(
     make: &AgentMaker<'_, G>,
     opponent: &AgentMaker<'_, G>,
     games: usize,
     seed: u64,
+    openings_seed: u64,
 ) -> Result<ColourWdl> {
-    let settings = VersusSettings::new(games, seed);
-    Ok(arena::versus(
-        &mut |g| Seat::Agent(make(seed.wrapping_mul(7_919).wrapping_add(g as u64))),
-        &mut NoBatched,
-        opponent,
-        &settings,
-    )?)
+    const ME: &str = "player";
+    const THEM: &str = "opponent";
+    let (openings, _) = eval_openings::<G>(games.div_ceil(2), openings_seed);
+    let factory = |spec: &str, s: u64| -> Result<Box<dyn Agent<G>>, search::SpecError> {
+        Ok(if spec == ME { make(s) } else { opponent(s) })
+    };
+    let mut record = ColourWdl::default();
+    for g in 0..games {
+        let opening = &openings[(g / 2) % openings.len()];
+        let me_black = g % 2 == 0;
+        let specs = if me_black { [ME, THEM] } else { [THEM, ME] };
+        let seeds = [
+            arena::derive_seed(seed, &[g as u64, 0]),
+            arena::derive_seed(seed, &[g as u64, 1]),
+        ];
+        let played = arena::play_game(
+            &factory,
+            specs,
+            seeds,
+            opening,
+            arena::default_max_plies::<G>(),
+            None,
+        );
+        let black_points = match played.ending {
+            arena::Ending::Finished { black_margin } => match black_margin.signum() {
+                1 => 1.0,
+                0 => 0.5,
+                _ => 0.0,
+            },
+            arena::Ending::MoveLimit { .. } => 0.5,
+            arena::Ending::Forfeit { loser, reason } => {
+                bail!(
+                    "game {g}: {loser:?} ({}) failed: {reason}",
+                    specs[usize::from(loser == arena::Side::White)]
+                )
+            }
+        };
+        if me_black {
+            record.add(arena::Side::Black, black_points);
+        } else {
+            record.add(arena::Side::White, 1.0 - black_points);
+        }
+    }
+    Ok(record)
 }
 
 /// One experiment.
@@ -328,7 +398,7 @@ pub struct Experiment {
     pub design: &'static str,
     /// What it measures, in one line.
     pub about: &'static str,
-    /// Roughly how long the default size takes here.
+    /// Roughly how long the default size takes on the 2-core development machine (measured).
     pub takes: &'static str,
     /// Runs it, writing into the report (the caller writes the report file).
     pub run: fn(&Ctx, &mut Report) -> Result<()>,
@@ -340,63 +410,63 @@ pub const EXPERIMENTS: &[Experiment] = &[
         name: "omok-attack-sweep",
         design: "19x19 Omok alpha-beta (omok-ab)",
         about: "attack weight x1.3/3/5/10/20 against random: win rate, game length, extending vs blocking moves",
-        takes: "minutes",
+        takes: "about 1.5 minutes",
         run: omok::attack_sweep,
     },
     Experiment {
         name: "omok-tables",
         design: "19x19 Omok alpha-beta (omok-ab)",
         about: "the two score tables against each other and against random",
-        takes: "minutes",
+        takes: "about 1 minute",
         run: omok::tables,
     },
     Experiment {
         name: "omok-self-play",
         design: "19x19 Omok alpha-beta (omok-ab)",
         about: "omok-ab against itself from the empty board: who wins, game length",
-        takes: "minutes",
+        takes: "about 1 minute",
         run: omok::self_play,
     },
     Experiment {
         name: "omok-depth",
         design: "19x19 Omok alpha-beta (omok-ab)",
         about: "time per move at depths 2, 3 and 4",
-        takes: "minutes",
+        takes: "about 3 minutes",
         run: omok::depth,
     },
     Experiment {
         name: "seed000-greedy",
         design: "Othello DQN (ResNet Q-network)",
         about: "regime 1: one network in greedy self-play (499 episodes with --full)",
-        takes: "minutes",
+        takes: "about 3 minutes",
         run: dqn::greedy,
     },
     Experiment {
         name: "seed000-uct",
         design: "Othello DQN (ResNet Q-network)",
         about: "regime 2: one network in UCT self-play (399 episodes with --full)",
-        takes: "minutes",
+        takes: "about 3 minutes",
         run: dqn::uct,
     },
     Experiment {
         name: "seed000-competitive",
         design: "Othello DQN (ResNet Q-network)",
         about: "regime 3: a black and a white network, both learning every transition (9,999 episodes with --full)",
-        takes: "minutes",
+        takes: "about 8 minutes (75 with --full)",
         run: dqn::competitive,
     },
     Experiment {
         name: "seed001",
         design: "Othello Q-learning MLP",
         about: "the design as written, then each of its three code defects switched on, then all three",
-        takes: "minutes",
+        takes: "about 7 minutes",
         run: qmlp::seed001,
     },
     Experiment {
         name: "othello4-value-iteration",
         design: "4x4 Othello value iteration",
         about: "every reachable 4x4 position solved by value iteration, with the per-sweep trace",
-        takes: "seconds",
+        takes: "about 1 second",
         run: dp::value_iteration,
     },
 ];

@@ -285,8 +285,8 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
     report.section(
         "Measured: each trained network against fixed players",
         &format!(
-            "Greedy play (the legal point with the highest value), {} games per pair, colours \
-             alternating — the evaluation the authors lacked.\n\n{table}",
+            "Greedy play (the legal point with the highest value), {} games per pair — the \
+             evaluation the authors lacked.\n\n{table}",
             ctx.games
         ),
     );
