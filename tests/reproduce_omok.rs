@@ -43,7 +43,13 @@ fn tiny_report(name: &str) -> String {
     let out_arg = out.to_str().expect("temp path is UTF-8");
     let (ok, stdout, err) = stonelab(
         &[
-            "reproduce", name, "--games", "2", "--quiet", "--out", out_arg,
+            "reproduce",
+            name,
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            out_arg,
         ],
         "",
     );
@@ -65,8 +71,14 @@ fn rows_after<'a>(md: &'a str, header: &str) -> Vec<Vec<&'a str>> {
 #[test]
 fn self_play_reports_who_wins_beside_the_authors() {
     let md = tiny_report("omok-self-play");
-    assert!(md.contains("`stonelab reproduce omok-self-play --games 2`"), "{md}");
-    assert!(md.contains("Authors: black won every self-play game."), "{md}");
+    assert!(
+        md.contains("`stonelab reproduce omok-self-play --games 2`"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Authors: black won every self-play game."),
+        "{md}"
+    );
     let rows = rows_after(&md, "| attack | games | black wins");
     assert_eq!(rows.len(), 3, "{md}");
     for (row, attack) in rows.iter().zip(["×1.3 (authors')", "×0", "×20"]) {
@@ -91,5 +103,8 @@ fn the_attack_sweep_reports_every_weight_and_the_move_classes() {
         assert!(row[6].ends_with(']') && row[7].ends_with(']'), "{md}");
     }
     assert_eq!(rows_after(&md, "| attack | moves | extend only").len(), 5);
-    assert!(md.contains("Authors' claim: raising the attack weight"), "{md}");
+    assert!(
+        md.contains("Authors' claim: raising the attack weight"),
+        "{md}"
+    );
 }
