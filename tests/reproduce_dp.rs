@@ -5,11 +5,9 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::path::Path;
 
-use common::stonelab;
+use common::{stonelab, TempDir};
 
 /// Every experiment `reproduce --list` must show.
 const EXPERIMENTS: [&str; 9] = [
@@ -23,35 +21,6 @@ const EXPERIMENTS: [&str; 9] = [
     "seed001",
     "othello4-value-iteration",
 ];
-
-/// A folder under the system's temporary folder with a unique name, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(what: &str) -> Self {
-        static COUNT: AtomicUsize = AtomicUsize::new(0);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "stonelab-reproduce-dp-{what}-{}-{nanos}-{}",
-            std::process::id(),
-            COUNT.fetch_add(1, Ordering::Relaxed)
-        ));
-        fs::create_dir_all(&path).expect("create temp dir");
-        TempDir(path)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
 
 fn arg(p: &Path) -> &str {
     p.to_str().expect("temp path is UTF-8")

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use game::Game;
 use othello::Othello4;
-use search::{Agent, DpAgent, Sweep, ValueIterationConfig, ValueTable};
+use search::{DpAgent, Sweep, ValueIterationConfig, ValueTable};
 
-use super::{evaluate_table, md_table, Ctx, Report, EVAL_OPPONENTS};
+use super::{evaluate_table, md_table, AgentMaker, Ctx, Report, EVAL_OPPONENTS};
 use crate::dp_cmd::{check_against_solver, update_text};
 use crate::plots::{line_chart, Series};
 
@@ -169,8 +169,8 @@ pub fn value_iteration(ctx: &Ctx, report: &mut Report) -> Result<()> {
 
     ctx.say("evaluation matches");
     let table = Arc::new(table);
-    let make = |_seed: u64| -> Box<dyn Agent<Othello4>> { Box::new(DpAgent::new(table.clone())) };
-    let results = evaluate_table::<Othello4>(ctx, &[("`dp`".to_string(), &make)])?;
+    let make: Box<AgentMaker<'_, Othello4>> = Box::new(|_| Box::new(DpAgent::new(table.clone())));
+    let results = evaluate_table::<Othello4>(ctx, &[("`dp`".to_string(), make)])?;
     report.section(
         "The `dp` agent against the evaluation opponents",
         &format!(

@@ -242,11 +242,7 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
             (label, make)
         })
         .collect();
-    let rows: Vec<(String, &AgentMaker<'_, Othello8>)> = makers
-        .iter()
-        .map(|(l, m)| (l.clone(), m.as_ref()))
-        .collect();
-    let table = evaluate_table::<Othello8>(ctx, &rows)?;
+    let table = evaluate_table::<Othello8>(ctx, &makers)?;
     report.section(
         "Measured: the trained networks against fixed players",
         &format!(

@@ -247,7 +247,7 @@ pub const EVAL_OPPONENTS: [&str; 3] = ["random", "greedy", "alphabeta:depth=2"];
 /// When an agent fails or an opponent cannot be built.
 pub fn evaluate_table<G: CatalogGame>(
     ctx: &Ctx,
-    rows: &[(String, &AgentMaker<'_, G>)],
+    rows: &[(String, Box<AgentMaker<'_, G>>)],
 ) -> Result<String> {
     let registry = G::registry();
     let mut out = Vec::new();

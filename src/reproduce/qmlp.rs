@@ -277,11 +277,7 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
             Box::new(move |_| Box::new(QMlpAgent::<Othello8>::new(net.clone(), name.clone()))),
         ));
     }
-    let rows: Vec<(String, &AgentMaker<'_, Othello8>)> = makers
-        .iter()
-        .map(|(l, m)| (l.clone(), m.as_ref()))
-        .collect();
-    let table = evaluate_table::<Othello8>(ctx, &rows)?;
+    let table = evaluate_table::<Othello8>(ctx, &makers)?;
     report.section(
         "Measured: each trained network against fixed players",
         &format!(

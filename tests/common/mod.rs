@@ -1,8 +1,12 @@
 //! Helpers shared by the binary's integration tests.
 #![allow(dead_code)]
 
+use std::fs;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Runs `stonelab` with `args`, feeding `stdin`; returns (success, stdout, stderr).
 pub fn stonelab(args: &[&str], stdin: &str) -> (bool, String, String) {
@@ -29,4 +33,35 @@ pub fn stonelab(args: &[&str], stdin: &str) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// A folder under the system's temporary folder with a unique name (the test binary, `what`,
+/// the process id, a nanosecond timestamp and a per-process counter), removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(what: &str) -> Self {
+        static COUNT: AtomicUsize = AtomicUsize::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "stonelab-{}-{what}-{}-{nanos}-{}",
+            env!("CARGO_CRATE_NAME"),
+            std::process::id(),
+            COUNT.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::create_dir_all(&path).expect("create temp dir");
+        TempDir(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
 }

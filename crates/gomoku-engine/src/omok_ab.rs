@@ -3,6 +3,7 @@
 //! direction around the last move, for the side to move at the leaf.
 
 use std::fmt::Write as _;
+use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
 use game::{Color, Game};
@@ -26,7 +27,7 @@ pub const RADIUS: usize = 3;
 pub const RECENT_MOVES: usize = 4;
 
 /// Cells in one evaluation window.
-const WINDOW: i32 = 5;
+pub(crate) const WINDOW: i32 = 5;
 
 /// The windows scored per direction start this many points before the last move …
 const FIRST_START: i32 = -5;
@@ -84,6 +85,43 @@ pub trait Stones {
     fn size(&self) -> usize;
     /// The stone on `p`; `None` when `p` is empty or off the board.
     fn stone(&self, p: Point) -> Option<Color>;
+}
+
+/// Calls `f(own, theirs)` with the stones of `me` and of the opponent in each 5-cell window
+/// through `centre`: along each of the four [`DIRECTIONS`], the windows that start `start`
+/// points from `centre` for each `start` in `starts`, skipping windows that leave the board.
+/// Shared by [`OmokAbConfig::evaluate_last_move`] (the search's hot path: no allocation) and
+/// [`classify_move`](crate::omok_study::classify_move).
+#[inline]
+pub(crate) fn for_each_window<B: Stones + ?Sized>(
+    board: &B,
+    centre: Point,
+    starts: RangeInclusive<i32>,
+    me: Color,
+    mut f: impl FnMut(usize, usize),
+) {
+    let n = board.size() as i32;
+    let on_board = |r: i32, c: i32| (0..n).contains(&r) && (0..n).contains(&c);
+    let (row, col) = (centre.row() as i32, centre.col() as i32);
+    for (dr, dc) in DIRECTIONS {
+        for start in starts.clone() {
+            let (r0, c0) = (row + start * dr, col + start * dc);
+            // A straight window lies on the board exactly when both its ends do.
+            if !on_board(r0, c0) || !on_board(r0 + (WINDOW - 1) * dr, c0 + (WINDOW - 1) * dc) {
+                continue;
+            }
+            let (mut own, mut theirs) = (0usize, 0usize);
+            for i in 0..WINDOW {
+                let cell = Point::new((r0 + i * dr) as usize, (c0 + i * dc) as usize);
+                match cell.and_then(|p| board.stone(p)) {
+                    Some(c) if c == me => own += 1,
+                    Some(_) => theirs += 1,
+                    None => {}
+                }
+            }
+            f(own, theirs);
+        }
+    }
 }
 
 impl Stones for Board {
@@ -231,36 +269,21 @@ impl OmokAbConfig {
     /// [`Stones`]: a rules [`Board`] or a grid that holds more than one five.
     #[must_use]
     pub fn evaluate_last_move<B: Stones + ?Sized>(&self, board: &B, last: Point, ai: Color) -> f64 {
-        let n = board.size() as i32;
-        let on_board = |r: i32, c: i32| (0..n).contains(&r) && (0..n).contains(&c);
-        let (row, col) = (last.row() as i32, last.col() as i32);
         // Windows counted by side and stone count, then weighed once: the score does not depend
         // on the order the windows are visited in, so equal shapes tie exactly.
         let (mut own_windows, mut their_windows) = ([0u32; 5], [0u32; 5]);
-        for (dr, dc) in DIRECTIONS {
-            for start in FIRST_START..=LAST_START {
-                let (r0, c0) = (row + start * dr, col + start * dc);
-                // A straight window lies on the board exactly when both its ends do.
-                if !on_board(r0, c0) || !on_board(r0 + (WINDOW - 1) * dr, c0 + (WINDOW - 1) * dc) {
-                    continue;
-                }
-                let (mut own, mut theirs) = (0usize, 0usize);
-                for i in 0..WINDOW {
-                    let cell = Point::new((r0 + i * dr) as usize, (c0 + i * dc) as usize);
-                    match cell.and_then(|p| board.stone(p)) {
-                        Some(c) if c == ai => own += 1,
-                        Some(_) => theirs += 1,
-                        None => {}
-                    }
-                }
-                match (own, theirs) {
-                    (0, 0) => {}
-                    (k, 0) => own_windows[k - 1] += 1,
-                    (0, k) => their_windows[k - 1] += 1,
-                    _ => {}
-                }
-            }
-        }
+        for_each_window(
+            board,
+            last,
+            FIRST_START..=LAST_START,
+            ai,
+            |own, theirs| match (own, theirs) {
+                (0, 0) => {}
+                (k, 0) => own_windows[k - 1] += 1,
+                (0, k) => their_windows[k - 1] += 1,
+                _ => {}
+            },
+        );
         let weigh = |windows: [u32; 5]| -> f64 {
             windows
                 .iter()

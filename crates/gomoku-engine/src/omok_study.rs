@@ -2,12 +2,9 @@
 //! blocks the opponent's, both or neither, judged from the board before the move.
 
 use game::Color;
-use gomoku::{Point, DIRECTIONS};
+use gomoku::Point;
 
-use crate::omok_ab::Stones;
-
-/// Cells in a window.
-const WINDOW: i32 = 5;
+use crate::omok_ab::{for_each_window, Stones, WINDOW};
 
 /// A move extends when some window through it holds at least this many of the mover's stones
 /// and none of the opponent's.
@@ -76,32 +73,14 @@ impl MoveKind {
 /// the board or occupied.
 #[must_use]
 pub fn classify_move<B: Stones + ?Sized>(board: &B, p: Point, me: Color) -> Option<MoveKind> {
-    let n = board.size() as i32;
     if !p.on_board(board.size()) || board.stone(p).is_some() {
         return None;
     }
-    let on_board = |r: i32, c: i32| (0..n).contains(&r) && (0..n).contains(&c);
-    let (row, col) = (p.row() as i32, p.col() as i32);
     let (mut extends, mut blocks) = (false, false);
-    for (dr, dc) in DIRECTIONS {
-        for start in 1 - WINDOW..=0 {
-            let (r0, c0) = (row + start * dr, col + start * dc);
-            if !on_board(r0, c0) || !on_board(r0 + (WINDOW - 1) * dr, c0 + (WINDOW - 1) * dc) {
-                continue;
-            }
-            let (mut own, mut theirs) = (0usize, 0usize);
-            for i in 0..WINDOW {
-                let cell = Point::new((r0 + i * dr) as usize, (c0 + i * dc) as usize);
-                match cell.and_then(|q| board.stone(q)) {
-                    Some(c) if c == me => own += 1,
-                    Some(_) => theirs += 1,
-                    None => {}
-                }
-            }
-            extends |= theirs == 0 && own >= EXTEND_MIN_OWN;
-            blocks |= own == 0 && theirs >= BLOCK_MIN_THEIRS;
-        }
-    }
+    for_each_window(board, p, 1 - WINDOW..=0, me, |own, theirs| {
+        extends |= theirs == 0 && own >= EXTEND_MIN_OWN;
+        blocks |= own == 0 && theirs >= BLOCK_MIN_THEIRS;
+    });
     Some(match (extends, blocks) {
         (true, true) => MoveKind::Both,
         (true, false) => MoveKind::Extend,

@@ -2,6 +2,7 @@
 
 use game::{Color, Game};
 
+use crate::dqn::trainer::play_round;
 use crate::dqn::*;
 
 /// One finished game of competitive training.
@@ -51,37 +52,23 @@ impl<G: Game> CompetitiveTrainer<G> {
     /// # Errors
     /// [`DqnError`] if the environment fails.
     pub fn round(&mut self, limit: usize) -> Result<Vec<CompetitiveStats>, DqnError> {
-        let config = self.black.config.clone();
-        let n = config.parallel.min(limit).max(1);
-        let mut rng = round_rng(config.seed, self.episode);
-        let epsilon = config.epsilon(self.episode);
-        let seats = (0..n)
-            .map(|_| [Seat::Batched(0), Seat::Batched(1)])
-            .collect();
-        let ends = play_games(
+        let (ends, epsilon) = play_round(
             &mut [&mut self.black, &mut self.white],
-            seats,
-            epsilon,
-            true,
-            true,
-            &mut rng,
+            &mut self.episode,
+            limit,
+            &|_| [Seat::Batched(0), Seat::Batched(1)],
         )?;
         let loss = [self.black.take_loss(), self.white.take_loss()];
-        let mut out = Vec::with_capacity(n);
-        for end in ends {
-            self.episode += 1;
-            if self.episode.is_multiple_of(config.target_sync) {
-                self.black.sync_target();
-                self.white.sync_target();
-            }
-            out.push(CompetitiveStats {
-                episode: self.episode,
+        let out = ends
+            .into_iter()
+            .map(|(episode, end)| CompetitiveStats {
+                episode,
                 winner: end.winner,
                 rewards: end.rewards,
                 epsilon,
                 loss,
-            });
-        }
+            })
+            .collect();
         Ok(out)
     }
 }

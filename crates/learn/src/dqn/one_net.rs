@@ -3,6 +3,7 @@
 
 use game::{Color, Game};
 
+use super::trainer::play_round;
 use super::*;
 
 /// One finished self-play game.
@@ -46,36 +47,21 @@ impl<G: Game> SelfPlayTrainer<G> {
     /// # Errors
     /// [`DqnError`] if the environment fails.
     pub fn round(&mut self, limit: usize) -> Result<Vec<SelfPlayStats>, DqnError> {
-        let config = self.learner.config.clone();
-        let n = config.parallel.min(limit).max(1);
-        let mut rng = round_rng(config.seed, self.episode);
-        let epsilon = config.epsilon(self.episode);
-        let seats = (0..n)
-            .map(|_| [Seat::Batched(0), Seat::Batched(0)])
-            .collect();
-        let ends = play_games(
-            &mut [&mut self.learner],
-            seats,
-            epsilon,
-            true,
-            true,
-            &mut rng,
-        )?;
+        let (ends, epsilon) =
+            play_round(&mut [&mut self.learner], &mut self.episode, limit, &|_| {
+                [Seat::Batched(0), Seat::Batched(0)]
+            })?;
         let loss = self.learner.take_loss();
-        let mut out = Vec::with_capacity(n);
-        for end in ends {
-            self.episode += 1;
-            if self.episode.is_multiple_of(config.target_sync) {
-                self.learner.sync_target();
-            }
-            out.push(SelfPlayStats {
-                episode: self.episode,
+        let out = ends
+            .into_iter()
+            .map(|(episode, end)| SelfPlayStats {
+                episode,
                 winner: end.winner,
                 rewards: end.rewards,
                 epsilon,
                 loss,
-            });
-        }
+            })
+            .collect();
         Ok(out)
     }
 }

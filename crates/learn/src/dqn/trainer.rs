@@ -39,6 +39,41 @@ pub fn round_rng(seed: u64, episode: usize) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed ^ (episode as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// One round of DQN training games, as every DQN trainer plays it: up to `parallel` games (at
+/// most `limit`) seated by `seat(episode)`, with the first learner's settings (seed, ε,
+/// schedule); then each game counts as an episode, and every learner's target network is
+/// synced when an episode reaches a multiple of `target_sync`. Returns each game's episode
+/// number and end, and the ε used.
+///
+/// # Errors
+/// [`DqnError`] when a fixed agent fails.
+pub(crate) fn play_round<G: Game>(
+    learners: &mut [&mut DqnLearner<G>],
+    episode: &mut usize,
+    limit: usize,
+    seat: &dyn Fn(usize) -> [Seat<G>; 2],
+) -> Result<(Vec<(usize, GameEnd)>, f64), DqnError> {
+    let Some(config) = learners.first().map(|l| l.config.clone()) else {
+        return Err(DqnError::Config("a round needs a learner".into()));
+    };
+    let n = config.parallel.min(limit).max(1);
+    let mut rng = round_rng(config.seed, *episode);
+    let epsilon = config.epsilon(*episode);
+    let seats = (*episode..*episode + n).map(seat).collect();
+    let ends = play_games(learners, seats, epsilon, true, true, &mut rng)?;
+    let mut out = Vec::with_capacity(ends.len());
+    for end in ends {
+        *episode += 1;
+        if episode.is_multiple_of(config.target_sync) {
+            for learner in learners.iter_mut() {
+                learner.sync_target();
+            }
+        }
+        out.push((*episode, end));
+    }
+    Ok((out, epsilon))
+}
+
 impl<G: Game> DqnTrainer<G> {
     /// A fresh learner.
     ///
@@ -61,44 +96,33 @@ impl<G: Game> DqnTrainer<G> {
         opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
         limit: usize,
     ) -> Result<Vec<EpisodeStats>, DqnError> {
-        let config = self.learner.config.clone();
-        let n = config.parallel.min(limit).max(1);
-        let mut rng = round_rng(config.seed, self.episode);
-        let epsilon = config.epsilon(self.episode);
-        let mut seats = Vec::with_capacity(n);
-        let mut colours = Vec::with_capacity(n);
-        for g in 0..n {
-            let episode = self.episode + g;
-            let me = if episode.is_multiple_of(2) {
+        let seed = self.learner.config.seed;
+        let colour = |episode: usize| {
+            if episode.is_multiple_of(2) {
                 Color::Black
             } else {
                 Color::White
-            };
-            let opp = Seat::Agent(opponent(config.seed ^ (episode as u64 + 1) << 20));
-            seats.push(if me == Color::Black {
-                [Seat::Batched(0), opp]
-            } else {
-                [opp, Seat::Batched(0)]
-            });
-            colours.push(me);
-        }
-        let ends = play_games(
+            }
+        };
+        let (ends, epsilon) = play_round(
             &mut [&mut self.learner],
-            seats,
-            epsilon,
-            true,
-            true,
-            &mut rng,
+            &mut self.episode,
+            limit,
+            &|episode| {
+                let opp = Seat::Agent(opponent(seed ^ (episode as u64 + 1) << 20));
+                if colour(episode) == Color::Black {
+                    [Seat::Batched(0), opp]
+                } else {
+                    [opp, Seat::Batched(0)]
+                }
+            },
         )?;
         let loss = self.learner.take_loss();
-        let mut out = Vec::with_capacity(n);
-        for (me, end) in colours.into_iter().zip(ends) {
-            self.episode += 1;
-            if self.episode.is_multiple_of(config.target_sync) {
-                self.learner.sync_target();
-            }
+        let mut out = Vec::with_capacity(ends.len());
+        for (episode, end) in ends {
+            let me = colour(episode - 1);
             out.push(EpisodeStats {
-                episode: self.episode,
+                episode,
                 color: me,
                 result: match end.winner {
                     Some(w) if w == me => 1,

@@ -76,6 +76,61 @@ fn dqn_export<G: Game>(
     })
 }
 
+/// The progress methods of a trainer of one DQN learner (fields `learner` and `episode`):
+/// [`DqnTrainer`] and [`SelfPlayTrainer`].
+macro_rules! one_learner_progress {
+    () => {
+        fn episode(&self) -> usize {
+            self.episode
+        }
+
+        fn epsilon(&self) -> f64 {
+            self.learner.config.epsilon(self.episode)
+        }
+    };
+}
+
+/// The evaluation, state and model methods of a trainer of one DQN learner (fields `learner`
+/// and `episode`), whose player is labelled `dqn` and exported as `last.safetensors`.
+macro_rules! one_learner_state {
+    () => {
+        fn evaluate(
+            &mut self,
+            opponent: &AgentFactory<'_, G>,
+            settings: &VersusSettings,
+        ) -> Result<Vec<(String, ColourWdl)>, RunError> {
+            Ok(vec![(
+                "dqn".into(),
+                evaluate(&mut self.learner, opponent, settings)?,
+            )])
+        }
+
+        fn save_state(&self, dir: &Path) -> Result<(), RunError> {
+            Ok(self.learner.save_state(dir)?)
+        }
+
+        fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
+            self.learner = DqnLearner::load_state(self.learner.config.clone(), dir)?;
+            self.episode = episode;
+            Ok(())
+        }
+
+        fn models(
+            &self,
+            game: &str,
+            last_eval: &serde_json::Value,
+        ) -> Result<Vec<Export>, RunError> {
+            Ok(vec![dqn_export(
+                "last.safetensors".into(),
+                &self.learner,
+                game,
+                self.episode,
+                last_eval,
+            )?])
+        }
+    };
+}
+
 impl<G: Game> Trainer<G> for DqnTrainer<G> {
     fn algo(&self) -> &'static str {
         "dqn"
@@ -85,13 +140,7 @@ impl<G: Game> Trainer<G> for DqnTrainer<G> {
         "episode,color,result,reward,epsilon,loss,replay,grad_steps"
     }
 
-    fn episode(&self) -> usize {
-        self.episode
-    }
-
-    fn epsilon(&self) -> f64 {
-        self.learner.config.epsilon(self.episode)
-    }
+    one_learner_progress!();
 
     fn round(
         &mut self,
@@ -119,36 +168,7 @@ impl<G: Game> Trainer<G> for DqnTrainer<G> {
             .collect())
     }
 
-    fn evaluate(
-        &mut self,
-        opponent: &AgentFactory<'_, G>,
-        settings: &VersusSettings,
-    ) -> Result<Vec<(String, ColourWdl)>, RunError> {
-        Ok(vec![(
-            "dqn".into(),
-            evaluate(&mut self.learner, opponent, settings)?,
-        )])
-    }
-
-    fn save_state(&self, dir: &Path) -> Result<(), RunError> {
-        Ok(self.learner.save_state(dir)?)
-    }
-
-    fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
-        self.learner = DqnLearner::load_state(self.learner.config.clone(), dir)?;
-        self.episode = episode;
-        Ok(())
-    }
-
-    fn models(&self, game: &str, last_eval: &serde_json::Value) -> Result<Vec<Export>, RunError> {
-        Ok(vec![dqn_export(
-            "last.safetensors".into(),
-            &self.learner,
-            game,
-            self.episode,
-            last_eval,
-        )?])
-    }
+    one_learner_state!();
 }
 
 impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
@@ -160,13 +180,7 @@ impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
         "episode,winner,black_reward,white_reward,epsilon,loss,replay,grad_steps"
     }
 
-    fn episode(&self) -> usize {
-        self.episode
-    }
-
-    fn epsilon(&self) -> f64 {
-        self.learner.config.epsilon(self.episode)
-    }
+    one_learner_progress!();
 
     fn round(
         &mut self,
@@ -194,36 +208,7 @@ impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
             .collect())
     }
 
-    fn evaluate(
-        &mut self,
-        opponent: &AgentFactory<'_, G>,
-        settings: &VersusSettings,
-    ) -> Result<Vec<(String, ColourWdl)>, RunError> {
-        Ok(vec![(
-            "dqn".into(),
-            evaluate(&mut self.learner, opponent, settings)?,
-        )])
-    }
-
-    fn save_state(&self, dir: &Path) -> Result<(), RunError> {
-        Ok(self.learner.save_state(dir)?)
-    }
-
-    fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
-        self.learner = DqnLearner::load_state(self.learner.config.clone(), dir)?;
-        self.episode = episode;
-        Ok(())
-    }
-
-    fn models(&self, game: &str, last_eval: &serde_json::Value) -> Result<Vec<Export>, RunError> {
-        Ok(vec![dqn_export(
-            "last.safetensors".into(),
-            &self.learner,
-            game,
-            self.episode,
-            last_eval,
-        )?])
-    }
+    one_learner_state!();
 }
 
 impl<G: Game> Trainer<G> for CompetitiveTrainer<G> {
