@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use search::{Budget, Registry};
 
 use super::{md_table, pct_ci, wdl, wilson, Ctx, Report};
+use crate::plots::{line_chart, Series};
 
 /// The authors' score table: a window of `k` stones of one side scores `t{k}`.
 const AUTHORS_TABLE: &str = "t1=8,t2=80,t3=800,t4=8000,t5=1e7";
@@ -423,8 +424,36 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
             }
         ),
     );
+    // The move classes against the attack weight.
+    let line = |name: &str, pick: &dyn Fn(&Classes) -> Fraction| Series {
+        name: name.into(),
+        points: ATTACKS
+            .iter()
+            .zip(&classes)
+            .filter_map(|(&a, c)| pick(c).map(|(p, _, _)| (a, p)))
+            .collect(),
+    };
+    line_chart(
+        &ctx.out.join("move_classes.png"),
+        "omok-ab's moves against random, by attack weight",
+        "attack weight (defence 0.8)",
+        "fraction of its moves",
+        &[
+            line("extend (alone or with block)", &|c| c.0),
+            line("extend only", &|c| c.1),
+            line("block (alone or with extend)", &|c| c.2),
+        ],
+        Some((0.0, 1.0)),
+    )?;
+    report.section("Plot", "![move classes by attack weight](move_classes.png)");
     Ok(())
 }
+
+/// A fraction with its 95% interval, `(fraction, low, high)` ([`ratio_ci`]).
+type Fraction = Option<(f64, f64, f64)>;
+
+/// Per attack weight: (extending, extend only, blocking).
+type Classes = (Fraction, Fraction, Fraction);
 
 /// `stonelab reproduce omok-tables`.
 ///
@@ -689,6 +718,7 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let bar = ctx.bar((positions.len() * DEPTHS.len()) as u64, "timed searches");
     let mut rows = Vec::new();
     let mut mean_nodes = Vec::new();
+    let (mut time_points, mut p95_points) = (Vec::new(), Vec::new());
     for &depth in &DEPTHS {
         let timed =
             format!("omok-ab:depth={depth},time=600s,attack=1.3,defence=0.8,{AUTHORS_TABLE}");
@@ -718,6 +748,11 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
         };
         let over = secs.iter().filter(|&&s| s > DESIGN_TIME_LIMIT_S).count();
         mean_nodes.push(nodes as f64 / secs.len() as f64);
+        time_points.push((
+            f64::from(depth),
+            (1000.0 * total / secs.len() as f64).max(1e-3).log10(),
+        ));
+        p95_points.push((f64::from(depth), (1000.0 * pct(0.95)).max(1e-3).log10()));
         let ms = |s: f64| format!("{:.1}", 1000.0 * s);
         rows.push(vec![
             depth.to_string(),
@@ -794,5 +829,23 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
             growth.join(" and ")
         ),
     );
+    line_chart(
+        &ctx.out.join("time_per_move.png"),
+        "omok-ab: time per move by depth (log10 of milliseconds)",
+        "depth",
+        "log10 ms per move",
+        &[
+            Series {
+                name: "mean".into(),
+                points: time_points,
+            },
+            Series {
+                name: "95th percentile".into(),
+                points: p95_points,
+            },
+        ],
+        None,
+    )?;
+    report.section("Plot", "![time per move by depth](time_per_move.png)");
     Ok(())
 }
