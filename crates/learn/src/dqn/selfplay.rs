@@ -238,8 +238,9 @@ pub fn play_games<G: Game, R: RngExt>(
         .iter()
         .map(|[b, w]| [learner_at(b), learner_at(w)])
         .collect();
-    // What each colour's learner learns from (per game the same learner sits at one colour
-    // in every game of a round, or none does).
+    // What the learner at each colour learns from, as the first game with a learner there
+    // says. It only matters where two learners share a game (competitive training), and there
+    // each sits at its own colour in every game.
     let learn_from_of = |colour: usize| {
         seat_learners
             .iter()
