@@ -1,5 +1,6 @@
 //! What a network sees of a position: one [`Encoder`] trait (input planes and the legal-action
-//! mask, for any game) with the two encodings the learners use as implementations.
+//! mask, for any game) with the encodings the learners use as implementations, and the paper's
+//! ([`PaperPlanes`], [`StoneOnly`]).
 
 use game::{Color, Game};
 
@@ -250,6 +251,164 @@ impl<G: Game> Encoder<G> for SignedBoard {
     }
 }
 
+/// The stone layout relative to the side to move, as three 0/1 planes — own stones, opponent
+/// stones, empty points — written at the start of `out` (which holds `3·points` zeros there).
+fn stone_layout<G: Game>(pos: &G, points: usize, out: &mut [f32]) {
+    let me = pos.side_to_move();
+    for i in 0..points {
+        let plane = match pos.stone_at(i) {
+            Some(c) if c == me => 0,
+            Some(_) => 1,
+            None => 2,
+        };
+        out[plane * points + i] = 1.0;
+    }
+}
+
+/// The input of the paper's MLP baseline (J. IKEEE 23(4), 2019: the stone layout only): three
+/// 0/1 planes — the mover's stones, the opponent's stones, the empty points. Unlike
+/// [`StonePlanes`] it says nothing of whose turn it is; the three planes sum to 1 at every point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoneOnly;
+
+impl StoneOnly {
+    /// Planes per position.
+    pub const PLANES: usize = 3;
+}
+
+impl<G: Game> Encoder<G> for StoneOnly {
+    fn planes(&self) -> usize {
+        Self::PLANES
+    }
+
+    fn encode(&self, pos: &G, out: &mut Vec<f32>) {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let base = out.len();
+        out.resize(base + Self::PLANES * points, 0.0);
+        stone_layout(pos, points, &mut out[base..]);
+    }
+}
+
+/// How [`PaperPlanes`] reads "mobility at 8 resolutions" into its 8 mobility planes. For a legal
+/// placement of the side to move, its *replies* are the opponent's legal placements in the
+/// position it leaves (a pass is no placement: an opponent who must pass, or a game that is
+/// over, has 0 replies). Mobility plane k (k = 1..8) marks some of the legal placements.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mobility {
+    /// Plane k marks the moves that leave the opponent at most k−1 replies (cumulative: a move
+    /// leaving r replies is marked on planes r+1..=8, on none when r ≥ 8).
+    #[default]
+    AtMost,
+    /// Plane k marks the moves that leave exactly k−1 replies; the last plane (k = 8) marks 7 or
+    /// more (one-hot: every legal placement is marked on exactly one plane).
+    Exactly,
+}
+
+impl Mobility {
+    /// Mobility planes per position.
+    pub const PLANES: usize = 8;
+
+    /// The mobility planes (0-based: plane k is index k−1) that mark a move leaving `replies`
+    /// replies.
+    #[must_use]
+    pub fn marks(self, replies: usize) -> std::ops::Range<usize> {
+        match self {
+            Mobility::AtMost => replies.min(Self::PLANES)..Self::PLANES,
+            Mobility::Exactly => {
+                let k = replies.min(Self::PLANES - 1);
+                k..k + 1
+            }
+        }
+    }
+}
+
+impl std::str::FromStr for Mobility {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "at-most" => Ok(Mobility::AtMost),
+            "exactly" => Ok(Mobility::Exactly),
+            _ => Err(format!("unknown mobility {s:?}: use at-most or exactly")),
+        }
+    }
+}
+
+/// The input of the paper's CNN value network (J. IKEEE 23(4), 2019): 13 binary planes.
+///
+/// - 0, 1, 2: the mover's stones, the opponent's stones, the empty points (as [`StoneOnly`]);
+/// - 3: the legal placements of the side to move (a pass is no point: a side that must pass has
+///   an empty plane);
+/// - 4..=11: mobility planes k = 1..8, read as [`Mobility`] says, each marking some of the
+///   points of plane 3 by the number of replies they leave the opponent;
+/// - 12: the side to move, as every point 1 when Black is to move and 0 when White is (our
+///   reading of the paper's "1 for the side to move", the same convention as [`StonePlanes`]).
+///
+/// Written once for any [`Game`]: each legal placement is played and the opponent's legal moves
+/// counted, one `legal_moves` list per placement (the trait's own allocation) and nothing else.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PaperPlanes {
+    /// How the mobility planes are read.
+    pub mobility: Mobility,
+}
+
+impl PaperPlanes {
+    /// Planes per position.
+    pub const PLANES: usize = 13;
+    /// The plane of the legal placements.
+    pub const LEGAL_PLANE: usize = 3;
+    /// The first mobility plane (k = 1); planes k = 1..8 follow it.
+    pub const MOBILITY_PLANE: usize = 4;
+    /// The side-to-move plane.
+    pub const TURN_PLANE: usize = 12;
+
+    /// The encoder with this mobility reading.
+    #[must_use]
+    pub fn new(mobility: Mobility) -> Self {
+        Self { mobility }
+    }
+}
+
+/// The opponent's legal placements after the side to move plays `mv` in `pos`: 0 when the
+/// opponent must pass, when the game is over, or when the turn does not pass to the opponent.
+fn replies_after<G: Game>(pos: &G, mv: G::Move) -> usize {
+    let next = pos.play_unchecked(mv);
+    if next.side_to_move() == pos.side_to_move() {
+        return 0;
+    }
+    next.legal_moves()
+        .into_iter()
+        .filter(|&m| !G::is_pass(m))
+        .count()
+}
+
+impl<G: Game> Encoder<G> for PaperPlanes {
+    fn planes(&self) -> usize {
+        Self::PLANES
+    }
+
+    fn encode(&self, pos: &G, out: &mut Vec<f32>) {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let base = out.len();
+        out.resize(base + Self::PLANES * points, 0.0);
+        let planes = &mut out[base..];
+        stone_layout(pos, points, planes);
+        for mv in pos.legal_moves() {
+            let i = G::action_index(mv);
+            if G::is_pass(mv) || i >= points {
+                continue;
+            }
+            planes[Self::LEGAL_PLANE * points + i] = 1.0;
+            for k in self.mobility.marks(replies_after(pos, mv)) {
+                planes[(Self::MOBILITY_PLANE + k) * points + i] = 1.0;
+            }
+        }
+        if pos.side_to_move() == Color::Black {
+            planes[Self::TURN_PLANE * points..(Self::TURN_PLANE + 1) * points].fill(1.0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,6 +495,31 @@ mod tests {
                 assert_eq!(m, legal.contains(&a), "action {a}");
             }
         }
+    }
+
+    #[test]
+    fn mobility_readings_parse_save_and_mark() {
+        for (name, m) in [
+            ("at-most", Mobility::AtMost),
+            ("exactly", Mobility::Exactly),
+        ] {
+            assert_eq!(name.parse::<Mobility>(), Ok(m));
+            assert_eq!(serde_json::to_string(&m).ok(), Some(format!("\"{name}\"")));
+            assert_eq!(
+                serde_json::from_str::<Mobility>(&format!("\"{name}\"")).ok(),
+                Some(m)
+            );
+        }
+        assert!("most".parse::<Mobility>().is_err());
+        assert_eq!(Mobility::default(), Mobility::AtMost);
+        assert_eq!(Mobility::AtMost.marks(0), 0..8);
+        assert_eq!(Mobility::AtMost.marks(3), 3..8);
+        assert!(Mobility::AtMost.marks(8).is_empty());
+        assert!(Mobility::AtMost.marks(30).is_empty());
+        assert_eq!(Mobility::Exactly.marks(0), 0..1);
+        assert_eq!(Mobility::Exactly.marks(6), 6..7);
+        assert_eq!(Mobility::Exactly.marks(7), 7..8);
+        assert_eq!(Mobility::Exactly.marks(30), 7..8);
     }
 
     #[test]

@@ -23,7 +23,10 @@ pub use dqn::{
     evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
     EndReward, EpisodeStats, LearnFrom, Rewards, Seat, SelfPlayTrainer,
 };
-pub use encode::{legal_mask, Encoder, Encoding, SeedPlanes, SignedBoard, StonePlanes};
+pub use encode::{
+    legal_mask, Encoder, Encoding, Mobility, PaperPlanes, SeedPlanes, SignedBoard, StoneOnly,
+    StonePlanes,
+};
 pub use qmlp::{QMlpAgent, QMlpConfig, QMlpNet, QMlpTrainer};
 pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};
