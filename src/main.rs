@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod arena_cmd;
 mod bench_cmd;
 mod cli_games;
+mod data_cmd;
 mod dp_cmd;
 mod games;
 mod gomocup_cmd;
@@ -54,6 +55,9 @@ enum Command {
     Reproduce(reproduce::ReproduceArgs),
     /// Value iteration over every reachable position of a small board (othello4).
     Dp(dp_cmd::DpArgs),
+    /// Build datasets from the shipped records (`data wthor`: labelled positions for value
+    /// learning, split train/test).
+    Data(data_cmd::DataArgs),
     /// List the agents (spec strings) a game offers, with their keys.
     Agents {
         /// The game.
@@ -88,6 +92,7 @@ fn main() -> ExitCode {
         Some(Command::Solve(args)) => solve_cmd::run(&args),
         Some(Command::Bench(args)) => bench_cmd::run(&args),
         Some(Command::Dp(args)) => dp_cmd::run(&args),
+        Some(Command::Data(args)) => data_cmd::run(&args),
         Some(Command::Train(args)) => train_cmd::run(&args),
         Some(Command::Reproduce(args)) => reproduce::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 pub mod bitboard;
+pub mod dataset;
 pub mod ggf;
 mod perft;
 mod position;

@@ -1,0 +1,97 @@
+//! `stonelab data wthor` on three small WTHOR files: the eight dataset files and the summaries
+//! agree with each other, and an existing non-empty --out needs --force.
+
+mod common;
+use common::{stonelab, TempDir};
+
+use othello::dataset::{DatasetReader, Part, Split, Symmetries};
+
+#[test]
+fn data_wthor_writes_consistent_splits() {
+    let src = TempDir::new("wthor");
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/othello/wthor");
+    for year in [1977, 1978, 1979] {
+        let name = format!("WTH_{year}.wtb");
+        std::fs::copy(data.join(&name), src.path().join(&name)).expect("copy");
+    }
+    let out = TempDir::new("data-out");
+    let (wthor, dir) = (src.path().to_str().unwrap(), out.path().to_str().unwrap());
+    let (ok, stdout, err) = stonelab(&["data", "wthor", "--wthor", wthor, "--out", dir], "");
+    assert!(ok, "{err}");
+    assert!(stdout.contains("| distinct states |"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["files_read"], 3);
+    let points = summary["decision_points"].as_u64().unwrap();
+    assert!(points > 0);
+    for (prefix, symmetries) in [("raw", Symmetries::Raw), ("merged", Symmetries::Merged)] {
+        let mut total = 0u64;
+        let mut states = 0u64;
+        for (name, split) in [
+            ("frequency-train", Split::Frequency(Part::Train)),
+            ("frequency-test", Split::Frequency(Part::Test)),
+        ] {
+            let path = out.path().join(format!("{prefix}-{name}.bin"));
+            let reader = DatasetReader::open(&path).expect("open");
+            assert_eq!(reader.header().symmetries, symmetries);
+            assert_eq!(reader.header().split, split);
+            for r in reader {
+                let r = r.expect("record");
+                total += u64::from(r.count);
+                states += 1;
+            }
+        }
+        // Every decision point is counted once across the frequency split.
+        assert_eq!(total, points);
+        assert_eq!(states, summary[prefix]["distinct"].as_u64().unwrap());
+        let train = summary[prefix]["frequency_train"].as_u64().unwrap();
+        assert_eq!(train, states * 4 / 5);
+        let mut game_points = 0u64;
+        for name in ["game-train", "game-test"] {
+            let path = out.path().join(format!("{prefix}-{name}.bin"));
+            let records = DatasetReader::open(&path).expect("open").read_all();
+            game_points += records
+                .expect("records")
+                .iter()
+                .map(|r| u64::from(r.count))
+                .sum::<u64>();
+        }
+        assert_eq!(game_points, points);
+    }
+    assert!(std::fs::read_to_string(out.path().join("summary.md"))
+        .unwrap()
+        .contains("7,314,328"));
+
+    // An existing non-empty --out is refused without --force and replaced with it.
+    let (ok, _, err) = stonelab(
+        &["data", "wthor", "--wthor", wthor, "--out", dir, "--quiet"],
+        "",
+    );
+    assert!(!ok);
+    assert!(err.contains("--force"), "{err}");
+    let (ok, stdout, err) = stonelab(
+        &[
+            "data", "wthor", "--wthor", wthor, "--out", dir, "--quiet", "--force",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+
+    // A folder without WTHOR files is named.
+    let empty = TempDir::new("no-wthor");
+    let (ok, _, err) = stonelab(
+        &[
+            "data",
+            "wthor",
+            "--wthor",
+            empty.path().to_str().unwrap(),
+            "--out",
+            out.path().join("x").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(err.contains("no WTH_*.wtb files"), "{err}");
+}
