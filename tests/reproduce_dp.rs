@@ -26,11 +26,9 @@ fn arg(p: &Path) -> &str {
     p.to_str().expect("temp path is UTF-8")
 }
 
-#[test]
-fn the_report_holds_the_sweep_table_and_the_convergence_line() {
-    let dir = TempDir::new("report");
-    let out = dir.path().join("report");
-    let (ok, stdout, err) = stonelab(
+/// `stonelab reproduce othello4-value-iteration --games 2 --quiet --out OUT`.
+fn reproduce_dp(out: &Path) -> (bool, String, String) {
+    stonelab(
         &[
             "reproduce",
             "othello4-value-iteration",
@@ -38,10 +36,17 @@ fn the_report_holds_the_sweep_table_and_the_convergence_line() {
             "2",
             "--quiet",
             "--out",
-            arg(&out),
+            arg(out),
         ],
         "",
-    );
+    )
+}
+
+#[test]
+fn the_report_holds_the_sweep_table_and_the_convergence_line() {
+    let dir = TempDir::new("report");
+    let out = dir.path().join("report");
+    let (ok, stdout, err) = reproduce_dp(&out);
     assert!(ok, "{stdout}\n{err}");
     assert!(
         stdout.contains("othello4-value-iteration: report in"),
@@ -121,18 +126,7 @@ fn an_existing_report_is_kept_without_force() {
     let dir = TempDir::new("existing");
     let out = dir.path();
     fs::write(out.join("report.md"), "an earlier report\n").expect("write");
-    let (ok, _, err) = stonelab(
-        &[
-            "reproduce",
-            "othello4-value-iteration",
-            "--games",
-            "2",
-            "--quiet",
-            "--out",
-            arg(out),
-        ],
-        "",
-    );
+    let (ok, _, err) = reproduce_dp(out);
     assert!(!ok);
     assert!(
         err.contains("already holds a report") && err.contains("--force"),
