@@ -1,7 +1,7 @@
 //! `stonelab bench`: deterministic benchmarks whose node counts are a checksum of search
 //! behaviour (quote them in commits that change search).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
@@ -53,6 +53,20 @@ enum BenchKind {
         #[arg(long, default_value_t = 8)]
         size: usize,
     },
+    /// A value network at the leaves of alpha-beta (cnn-minimax / mlp-minimax): the same
+    /// searches with the leaves in batches and one at a time (checked: same moves, scores and
+    /// nodes), positions evaluated per second and forward passes of each.
+    Minimax {
+        /// The value model (.safetensors with its card).
+        #[arg(long, default_value = "models/othello8-cnn.safetensors")]
+        model: std::path::PathBuf,
+        /// Search depth.
+        #[arg(long, default_value_t = 3)]
+        depth: u32,
+        /// Positions searched (the arena's balanced 8-ply openings).
+        #[arg(long, default_value_t = 40)]
+        positions: usize,
+    },
 }
 
 pub fn run(args: &BenchArgs) -> Result<()> {
@@ -61,7 +75,83 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         BenchKind::Othello6 { table_bits } => othello6(*table_bits),
         BenchKind::Gomoku { depth } => gomoku_bench(*depth),
         BenchKind::Dqn { seconds, size } => dqn_bench(*seconds, *size),
+        BenchKind::Minimax {
+            model,
+            depth,
+            positions,
+        } => minimax_bench(model, *depth, *positions),
     }
+}
+
+/// `stonelab bench minimax`.
+fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()> {
+    use search::Agent;
+    use std::sync::Arc;
+    if !(1..=8).contains(&depth) || count == 0 {
+        anyhow::bail!("--depth 1..=8 and --positions at least 1");
+    }
+    let (card, _) = learn::checkpoint::read_model(model)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", model.display()))?;
+    let loaded = learn::value::ValueModel::load(model, &card.algo, "othello8", 8)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", model.display()))?;
+    let openings = arena::builtin_openings::<othello::Othello8>()?
+        .ok_or_else(|| anyhow::anyhow!("no built-in openings"))?;
+    let positions: Vec<othello::Othello8> =
+        openings.iter().take(count).map(|o| *o.position()).collect();
+    println!(
+        "{} ({}), depth {depth}, {} positions, {} thread(s)",
+        model.display(),
+        loaded.arch.label(),
+        positions.len(),
+        rayon::current_num_threads()
+    );
+    let mut rows = Vec::new();
+    let mut decisions = Vec::new();
+    for batched in [true, false] {
+        let eval = Arc::new(
+            learn::value::ValueEvaluator::new(loaded.net.clone(), loaded.input).batched(batched),
+        );
+        let started = Instant::now();
+        let mut nodes = 0;
+        let mut found = Vec::new();
+        for pos in &positions {
+            let mut agent = learn::value::ValueMinimax::<othello::Othello8>::new(
+                "bench".into(),
+                eval.clone(),
+                depth,
+            );
+            let d = agent.select(pos, &search::Budget::default())?;
+            nodes += d.nodes;
+            found.push((d.mv, d.score, d.nodes));
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let (evaluated, passes) = eval.counts();
+        rows.push((batched, seconds, nodes, evaluated, passes));
+        decisions.push(found);
+    }
+    if decisions[0] != decisions[1] {
+        anyhow::bail!("batched and one-at-a-time searches differ: a bug");
+    }
+    println!(
+        "{:<14} {:>9} {:>10} {:>12} {:>10} {:>11} {:>14}",
+        "leaves", "seconds", "nodes", "evaluated", "passes", "mean batch", "positions/s"
+    );
+    for (batched, seconds, nodes, evaluated, passes) in &rows {
+        println!(
+            "{:<14} {seconds:>9.2} {nodes:>10} {evaluated:>12} {passes:>10} {:>11.1} {:>14.0}",
+            if *batched { "batched" } else { "one at a time" },
+            *evaluated as f64 / (*passes).max(1) as f64,
+            *evaluated as f64 / seconds
+        );
+    }
+    let speedup = (rows[1].3 as f64 / rows[1].1) / (rows[0].3 as f64 / rows[0].1).max(1e-9);
+    println!(
+        "same moves, scores and nodes both ways; batched evaluates {:.2}x the positions/s of one \
+         at a time ({:.2}x faster per search)",
+        1.0 / speedup.max(1e-9),
+        rows[1].1 / rows[0].1.max(1e-9)
+    );
+    Ok(())
 }
 
 fn parse_range(text: &str) -> Result<(usize, usize)> {

@@ -517,6 +517,34 @@ fn markdown(s: &Summary) -> String {
     md
 }
 
+/// Every decision point of the WTHOR games in `wthor` merged over the 8 symmetries and
+/// aggregated per state (what `merged-*.bin` hold, unsplit), in memory: the paper experiments'
+/// source of evaluation positions when no dataset folder is given.
+///
+/// # Errors
+/// Unreadable or malformed WTHOR files.
+pub fn merged_states(wthor: &Path) -> Result<Vec<othello::dataset::Record>> {
+    let mut occurrences = Vec::new();
+    for path in wthor_files(wthor)? {
+        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let file = parse_games(&bytes).with_context(|| format!("{}", path.display()))?;
+        for (index, game) in file.games.iter().enumerate() {
+            let id = GameId {
+                year: file.header.year,
+                index: u32::try_from(index).context("more than 2^32 games in a file")?,
+            };
+            decision_points(game, id.part(DEFAULT_SEED), &mut occurrences)
+                .with_context(|| format!("{}: game {index}", path.display()))?;
+        }
+    }
+    merge_symmetries(&mut occurrences);
+    let (states, _) = aggregate(&mut occurrences, |_, _| {
+        Ok::<(), std::convert::Infallible>(())
+    })?;
+    Ok(states)
+}
+
+
 #[cfg(test)]
 mod tests {
     use super::thousands;

@@ -48,8 +48,9 @@ enum Command {
     Nboard(nboard_cmd::NboardArgs),
     /// Be a Gomoku brain for Piskvork-compatible managers (Gomocup protocol on stdin/stdout).
     Gomocup(gomocup_cmd::GomocupArgs),
-    /// Train a learning agent (q-table, q-mlp, dqn, dqn-competitive) into a run folder.
-    Train(train_cmd::TrainArgs),
+    /// Train a learning agent (q-table, q-mlp, the dqn trainers, the paper's cnn/mlp value
+    /// networks and cnn self-play) into a run folder.
+    Train(Box<train_cmd::TrainArgs>),
     /// Rerun an experiment of a student design and write its report beside the authors'
     /// numbers (--list shows them).
     Reproduce(reproduce::ReproduceArgs),

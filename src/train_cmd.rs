@@ -36,6 +36,13 @@ pub enum Algo {
     DqnSelfPlay,
     /// A black DQN and a white DQN trained against each other.
     DqnCompetitive,
+    /// The Othello paper's CNN value network on the WTHOR value dataset (--data): the
+    /// frequency-weighted squared error, Adam, one episode per epoch.
+    CnnSupervised,
+    /// The paper's MLP baseline (stones only) on the same labels.
+    MlpSupervised,
+    /// Self-play policy iteration from a supervised CNN (--from RUN or model file).
+    CnnSelfplay,
 }
 
 impl Algo {
@@ -46,7 +53,18 @@ impl Algo {
             Algo::Dqn => "dqn",
             Algo::DqnSelfPlay => "dqn-self-play",
             Algo::DqnCompetitive => "dqn-competitive",
+            Algo::CnnSupervised => "cnn-supervised",
+            Algo::MlpSupervised => "mlp-supervised",
+            Algo::CnnSelfplay => "cnn-selfplay",
         }
+    }
+
+    /// The value-network trainers (8x8 Othello only).
+    pub fn is_value(self) -> bool {
+        matches!(
+            self,
+            Algo::CnnSupervised | Algo::MlpSupervised | Algo::CnnSelfplay
+        )
     }
 }
 
@@ -144,9 +162,9 @@ pub struct TrainArgs {
     /// dqn: rewards (scaled: disc changes/100 and ±1 at the end; terminal: ±1 only).
     #[arg(long, value_enum, default_value_t = RewardsArg::Scaled)]
     pub rewards: RewardsArg,
-    /// dqn: mini-batch size.
-    #[arg(long, default_value_t = 64)]
-    pub batch_size: usize,
+    /// Mini-batch size (default: dqn 64; cnn/mlp-supervised 1024, the paper's).
+    #[arg(long)]
+    pub batch_size: Option<usize>,
     /// dqn: replay buffer capacity (transitions).
     #[arg(long, default_value_t = 100_000)]
     pub replay: usize,
@@ -210,6 +228,47 @@ pub struct TrainArgs {
     /// q-mlp: plain SGD once per epoch instead of Adam after each game.
     #[arg(long)]
     pub sgd_per_epoch: bool,
+    /// Evaluation opponent (repeatable; default: random and greedy), any agent spec of the
+    /// game, e.g. alphabeta:depth=2 or mlp-minimax:model=runs/mlp/checkpoints/last.safetensors.
+    #[arg(long = "eval-opponent")]
+    pub eval_opponents: Vec<String>,
+    /// cnn/mlp-supervised, cnn-selfplay: the value dataset folder (`stonelab data wthor --out
+    /// DIR`).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// cnn/mlp-supervised: the network, e.g. cnn:16.16,k3,64 (filters of each 3x3
+    /// convolution, kernel, dense units) or mlp:256.128 (default: cnn:16.16,k3,64 and
+    /// mlp:256.128).
+    #[arg(long)]
+    pub net: Option<String>,
+    /// cnn-supervised: how the 8 mobility planes are read (at-most: plane k marks the moves
+    /// leaving at most k-1 replies; exactly: exactly k-1, the last 7 or more).
+    #[arg(long, default_value = "at-most")]
+    pub mobility: learn::Mobility,
+    /// cnn/mlp-supervised: merged (over the 8 symmetries) or raw states.
+    #[arg(long, default_value = "merged")]
+    pub symmetries: learn::value::DataSymmetries,
+    /// cnn/mlp-supervised: the paper's frequency split or the split by game.
+    #[arg(long, default_value = "frequency")]
+    pub split: learn::value::DataSplit,
+    /// cnn/mlp-supervised: train on a seeded random subset of this many states.
+    #[arg(long)]
+    pub max_train: Option<usize>,
+    /// cnn/mlp-supervised: measure the test loss on a seeded random subset of this many
+    /// states.
+    #[arg(long)]
+    pub max_test: Option<usize>,
+    /// cnn-selfplay: the supervised run (its checkpoints/last.safetensors) or model file to
+    /// start from.
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// Minimax depth of the value-network agents (cnn-selfplay's players, default 3; the
+    /// supervised runs' evaluation games, default 1).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// cnn-selfplay: full-batch Adam epochs on each game's positions.
+    #[arg(long, default_value_t = 10)]
+    pub epochs_per_game: usize,
 }
 
 /// Whose moves a competitive learner stores.
@@ -267,6 +326,17 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         Algo::QMlp | Algo::Dqn | Algo::DqnSelfPlay | Algo::DqnCompetitive => {
             let game = args.game.unwrap_or(GameId::Othello8);
             with_game!(game, G => neural::<G>(args, game))
+        }
+        Algo::CnnSupervised | Algo::MlpSupervised | Algo::CnnSelfplay => {
+            let game = args.game.unwrap_or(GameId::Othello8);
+            if game != GameId::Othello8 {
+                bail!(
+                    "{} learns from the WTHOR records of 8x8 Othello: --game othello8 only, \
+                     not {game}",
+                    args.algo.name()
+                );
+            }
+            neural::<othello::Othello8>(args, game)
         }
     })
 }
@@ -362,7 +432,7 @@ fn dqn_config(args: &TrainArgs, episodes: usize) -> DqnConfig {
             RewardsArg::Seed => Rewards::Seed,
         },
         parallel: args.parallel,
-        batch_size: args.batch_size,
+        batch_size: args.batch_size.unwrap_or(64),
         replay_capacity: args.replay,
         warmup: args.warmup,
         train_every: args.train_every,
@@ -388,7 +458,7 @@ fn dqn_config(args: &TrainArgs, episodes: usize) -> DqnConfig {
 /// The run's settings from the arguments (a fresh run): the preset's, or the flags'.
 fn run_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     let Some(name) = &args.preset else {
-        return Ok(flag_config(args, game));
+        return flag_config(args, game);
     };
     let mut run = learn::presets::preset(
         name,
@@ -420,12 +490,18 @@ fn run_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
 }
 
 /// The run's settings from the algorithm flags.
-fn flag_config(args: &TrainArgs, game: GameId) -> RunConfig {
+fn flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     let episodes = args.episodes.unwrap_or(match args.algo {
         Algo::QMlp => 3_000,
+        Algo::CnnSupervised => DEFAULT_CNN_EPOCHS,
+        Algo::MlpSupervised => DEFAULT_MLP_EPOCHS,
+        Algo::CnnSelfplay => 200,
         _ => 4_000,
     });
-    RunConfig {
+    if args.algo.is_value() {
+        return value_config(args, game, episodes);
+    }
+    Ok(RunConfig {
         algo: args.algo.name().into(),
         game: game.to_string(),
         episodes,
@@ -437,6 +513,8 @@ fn flag_config(args: &TrainArgs, game: GameId) -> RunConfig {
             .max(1),
         opponent: args.opponent.clone(),
         dqn: (args.algo != Algo::QMlp).then(|| dqn_config(args, episodes)),
+        value: None,
+        value_self_play: None,
         q_mlp: (args.algo == Algo::QMlp).then(|| QMlpSettings {
             games_per_epoch: 10,
             gamma: args.gamma,
@@ -462,7 +540,106 @@ fn flag_config(args: &TrainArgs, game: GameId) -> RunConfig {
             },
             defects: Default::default(),
         }),
+        eval_opponents: args.eval_opponents.clone(),
+    })
+}
+
+/// Epochs of the default `cnn-supervised` run (about 50 minutes on 2 cores).
+pub const DEFAULT_CNN_EPOCHS: usize = 10;
+/// Epochs of the default `mlp-supervised` run.
+pub const DEFAULT_MLP_EPOCHS: usize = 20;
+/// The default CNN of `cnn-supervised` (sized to an hour on 2 cores).
+pub const DEFAULT_CNN: &str = "cnn:16.16,k3,64";
+
+/// The settings of the value-network trainers.
+fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunConfig> {
+    let data = args.data.clone().with_context(|| {
+        format!(
+            "{} needs --data DIR: the value dataset made by `stonelab data wthor --out DIR`",
+            args.algo.name()
+        )
+    })?;
+    let mut run = RunConfig {
+        algo: args.algo.name().into(),
+        game: game.to_string(),
+        episodes,
+        eval_every: args.eval_every.unwrap_or(match args.algo {
+            Algo::CnnSelfplay => 10,
+            _ => (episodes / 5).max(1),
+        }),
+        eval_games: args.eval_games.max(2),
+        checkpoint_every: args.checkpoint_every.unwrap_or(match args.algo {
+            Algo::CnnSelfplay => 10,
+            _ => 1,
+        }),
+        opponent: args.opponent.clone(),
+        dqn: None,
+        q_mlp: None,
+        value: None,
+        value_self_play: None,
+        eval_opponents: args.eval_opponents.clone(),
+    };
+    if args.algo == Algo::CnnSelfplay {
+        if args.net.is_some() || args.max_train.is_some() || args.max_test.is_some() {
+            bail!(
+                "cnn-selfplay takes its network from --from: --net, --max-train and --max-test \
+                 are settings of the supervised trainers"
+            );
+        }
+        let from = args.from.clone().context(
+            "cnn-selfplay needs --from: the cnn-supervised run folder (or its model file)",
+        )?;
+        let model = if from.is_dir() {
+            from.join(learn::run::CHECKPOINTS).join("last.safetensors")
+        } else {
+            from
+        };
+        let loaded = learn::value::ValueModel::load(&model, learn::value::CNN_ALGO, "othello8", 8)
+            .map_err(|e| anyhow!("--from {}: {e}", model.display()))?;
+        let mut settings = learn::value::ValueSelfPlayConfig::paper(
+            std::path::absolute(&model).unwrap_or(model),
+            loaded.card.sha256,
+            std::path::absolute(&data).unwrap_or(data),
+        );
+        settings.depth = args.depth.unwrap_or(settings.depth);
+        settings.epochs_per_game = args.epochs_per_game;
+        settings.learning_rate = args.lr.unwrap_or(settings.learning_rate);
+        settings.seed = args.seed;
+        run.value_self_play = Some(settings);
+        return Ok(run);
     }
+    if args.from.is_some() {
+        bail!("--from is a setting of cnn-selfplay (the supervised run it starts from)");
+    }
+    let net = args.net.clone().unwrap_or_else(|| {
+        if args.algo == Algo::CnnSupervised {
+            DEFAULT_CNN.into()
+        } else {
+            "mlp:256.128".into()
+        }
+    });
+    let arch: learn::value::ValueArch = net.parse().map_err(|e| anyhow!("--net: {e}"))?;
+    let input = match arch {
+        learn::value::ValueArch::Cnn { .. } => learn::value::ValueInput::PaperPlanes {
+            mobility: args.mobility,
+        },
+        learn::value::ValueArch::Mlp { .. } => learn::value::ValueInput::StoneOnly,
+    };
+    let mut settings = learn::value::SupervisedConfig::paper(
+        arch,
+        input,
+        std::path::absolute(&data).unwrap_or(data),
+    );
+    settings.symmetries = args.symmetries;
+    settings.split = args.split;
+    settings.batch = args.batch_size.unwrap_or(settings.batch);
+    settings.learning_rate = args.lr.unwrap_or(settings.learning_rate);
+    settings.seed = args.seed;
+    settings.max_train = args.max_train;
+    settings.max_test = args.max_test;
+    settings.eval_depth = args.depth.unwrap_or(settings.eval_depth);
+    run.value = Some(settings);
+    Ok(run)
 }
 
 /// When `every` is not a multiple of the training round, the episodes at which `what` will
@@ -576,6 +753,15 @@ pub fn execute<G: CliGame + CatalogGame>(
     quiet: bool,
 ) -> Result<Option<learn::run::Summary>> {
     let registry = G::registry();
+    // Self-play keeps every checkpoint: each holds the network of its episode, and the
+    // paper's Table 2 plays them.
+    let kept;
+    let dir = if run.algo == "cnn-selfplay" {
+        kept = dir.clone().keeping(usize::MAX);
+        &kept
+    } else {
+        dir
+    };
     let mut trainer = learn::build_trainer::<G>(run, from)?;
     let start = trainer.episode();
     if start >= run.episodes {
@@ -604,22 +790,37 @@ pub fn execute<G: CliGame + CatalogGame>(
             .unwrap_or_else(|_| Box::new(search::RandomAgent::new(seed)))
     };
     let mut evals: Vec<Opponent<'_, G>> = Vec::new();
-    for name in ["random", "greedy"] {
+    let names: Vec<String> = if run.eval_opponents.is_empty() {
+        vec!["random".into(), "greedy".into()]
+    } else {
+        run.eval_opponents.clone()
+    };
+    for name in names {
+        // Built once here, so a bad spec or model file is refused before training starts.
         registry
-            .validate(name)
+            .build(&name, 0)
             .map_err(|e| anyhow!("evaluation opponent {name}: {e}"))?;
         let registry = &registry;
+        let spec = name.clone();
         evals.push(Opponent {
-            name: name.into(),
+            name,
             make: Box::new(move |seed| {
                 registry
-                    .build(name, seed)
+                    .build(&spec, seed)
                     .unwrap_or_else(|_| Box::new(search::RandomAgent::new(seed)))
             }),
         });
     }
     let competitive = run.algo == "dqn-competitive";
     let bar = progress_bar(quiet, run.episodes, start);
+    if run.value.is_some() {
+        let steps = bar.clone();
+        trainer.set_step_progress(Some(Box::new(move |step, steps_in_epoch| {
+            if step % 20 == 0 || step == steps_in_epoch {
+                steps.set_message(format!("epoch: batch {step}/{steps_in_epoch}"));
+            }
+        })));
+    }
     let mut recent: VecDeque<bool> = VecDeque::new();
     let mut last_loss: Option<f64> = None;
     let mut last_eval_line = String::new();
@@ -665,7 +866,7 @@ pub fn execute<G: CliGame + CatalogGame>(
             }
             Progress::Evaluated { results, .. } => {
                 last_eval_line = eval_line(results);
-                if let Err(e) = draw_plots(dir.root(), competitive) {
+                if let Err(e) = draw_plots(dir.root(), &run.algo) {
                     plot_error.get_or_insert(e);
                 }
             }
@@ -673,6 +874,12 @@ pub fn execute<G: CliGame + CatalogGame>(
         },
     )?;
     bar.finish_and_clear();
+    if run.value.is_some() {
+        // The loss curve is per epoch: draw it once more with the last epoch.
+        if let Err(e) = draw_plots(dir.root(), &run.algo) {
+            plot_error.get_or_insert(e);
+        }
+    }
     if let Some(e) = plot_error {
         return Err(e.context("drawing the plots"));
     }
@@ -689,7 +896,8 @@ fn eval_line(results: &[(String, String, arena::ColourWdl)]) -> String {
 }
 
 /// Charts of the run, redrawn from its CSV files.
-fn draw_plots(out: &Path, competitive: bool) -> Result<()> {
+fn draw_plots(out: &Path, algo: &str) -> Result<()> {
+    let competitive = algo == "dqn-competitive";
     let plots = out.join("plots");
     fs::create_dir_all(&plots)?;
     let read = |name: &str| -> Vec<Vec<String>> {
@@ -702,7 +910,29 @@ fn draw_plots(out: &Path, competitive: bool) -> Result<()> {
     };
     let num = |row: &[String], i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok());
     let log = read("log.csv");
-    // Loss: mean over windows of 50 episodes.
+    if algo.ends_with("-supervised") {
+        // Per epoch: the paper's weighted loss on the training and the test states.
+        let series = [(1, "train"), (2, "test")]
+            .into_iter()
+            .map(|(col, name)| Series {
+                name: name.into(),
+                points: log
+                    .iter()
+                    .filter_map(|r| Some((num(r, 0)?, num(r, col)?)))
+                    .collect(),
+            })
+            .collect::<Vec<_>>();
+        line_chart(
+            &plots.join("loss.png"),
+            "frequency-weighted squared error per epoch",
+            "epoch",
+            "loss",
+            &series,
+            None,
+        )?;
+    }
+    // Loss: mean over windows of 50 episodes (self-play: 10).
+    let window = if algo == "cnn-selfplay" { 10 } else { 50 };
     let loss_columns: Vec<(usize, &str)> = if competitive {
         vec![(5, "black DQN"), (6, "white DQN")]
     } else {
@@ -710,8 +940,12 @@ fn draw_plots(out: &Path, competitive: bool) -> Result<()> {
     };
     let mut loss_series = Vec::new();
     for (col, name) in loss_columns {
+        if algo.ends_with("-supervised") {
+            break;
+        }
+        let col = if algo == "cnn-selfplay" { 6 } else { col };
         let mut points = Vec::new();
-        for chunk in log.chunks(50) {
+        for chunk in log.chunks(window) {
             let values: Vec<f64> = chunk.iter().filter_map(|r| num(r, col)).collect();
             if let (Some(last), false) = (chunk.last().and_then(|r| num(r, 0)), values.is_empty()) {
                 points.push((last, values.iter().sum::<f64>() / values.len() as f64));
@@ -722,14 +956,20 @@ fn draw_plots(out: &Path, competitive: bool) -> Result<()> {
             points,
         });
     }
-    line_chart(
-        &plots.join("loss.png"),
-        "training loss (mean squared TD error, 50-episode means)",
-        "episode",
-        "loss",
-        &loss_series,
-        None,
-    )?;
+    if !loss_series.is_empty() {
+        line_chart(
+            &plots.join("loss.png"),
+            &if algo == "cnn-selfplay" {
+                "training loss (squared error on each game, 10-episode means)".to_string()
+            } else {
+                "training loss (mean squared TD error, 50-episode means)".to_string()
+            },
+            "episode",
+            "loss",
+            &loss_series,
+            None,
+        )?;
+    }
     let eval = read("eval.csv");
     let mut win_series: Vec<Series> = Vec::new();
     for row in &eval {

@@ -5,6 +5,7 @@
 mod dp;
 mod dqn;
 mod omok;
+mod paper;
 mod qmlp;
 
 use std::fmt::Write as _;
@@ -52,6 +53,45 @@ pub struct ReproduceArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// paper-table1/2: evaluation positions (the paper: 1,000; fewer for quicker runs).
+    #[arg(long)]
+    pub positions: Option<usize>,
+    /// paper-table1/2: the supervised CNN model (default: the bundled
+    /// models/othello8-cnn.safetensors).
+    #[arg(long)]
+    pub cnn: Option<PathBuf>,
+    /// paper-table1/2: the MLP model (default: the bundled models/othello8-mlp.safetensors).
+    #[arg(long)]
+    pub mlp: Option<PathBuf>,
+    /// paper-table2: a cnn-selfplay run folder to evaluate (default: train one, which needs
+    /// --data).
+    #[arg(long)]
+    pub selfplay: Option<PathBuf>,
+    /// paper-table1/2: the value dataset folder (`stonelab data wthor --out DIR`): the
+    /// evaluation positions and the self-play starts (default for the positions: the WTHOR
+    /// records of data/othello/wthor).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// paper-table1/2: the minimax depth of every value-network agent.
+    #[arg(long, default_value_t = 3)]
+    pub depth: u32,
+}
+
+/// The paper experiments' own settings.
+#[derive(Clone, Debug, Default)]
+pub struct PaperArgs {
+    /// Evaluation positions.
+    pub positions: Option<usize>,
+    /// The CNN model.
+    pub cnn: Option<PathBuf>,
+    /// The MLP model.
+    pub mlp: Option<PathBuf>,
+    /// A self-play run.
+    pub selfplay: Option<PathBuf>,
+    /// The dataset folder.
+    pub data: Option<PathBuf>,
+    /// Minimax depth.
+    pub depth: u32,
 }
 
 /// What an experiment needs to know of its invocation.
@@ -70,9 +110,19 @@ pub struct Ctx {
     pub seed: u64,
     /// No progress bars.
     pub quiet: bool,
+    /// The paper experiments' settings.
+    pub paper: PaperArgs,
 }
 
 impl Ctx {
+    /// The paper experiments' positions (1,000 unless --positions; scaled by --scale).
+    #[must_use]
+    pub fn positions(&self) -> usize {
+        self.paper
+            .positions
+            .unwrap_or_else(|| self.scaled(1_000, 1))
+    }
+
     /// `n` scaled by `--scale`, at least `min`.
     #[must_use]
     pub fn scaled(&self, n: usize, min: usize) -> usize {
@@ -94,6 +144,24 @@ impl Ctx {
         }
         if self.seed != 1 {
             let _ = write!(cmd, " --seed {}", self.seed);
+        }
+        if self.name.starts_with("paper-") {
+            if let Some(n) = self.paper.positions {
+                let _ = write!(cmd, " --positions {n}");
+            }
+            for (flag, value) in [
+                ("--cnn", &self.paper.cnn),
+                ("--mlp", &self.paper.mlp),
+                ("--selfplay", &self.paper.selfplay),
+                ("--data", &self.paper.data),
+            ] {
+                if let Some(v) = value {
+                    let _ = write!(cmd, " {flag} {}", v.display());
+                }
+            }
+            if self.paper.depth != 3 {
+                let _ = write!(cmd, " --depth {}", self.paper.depth);
+            }
         }
         cmd
     }
@@ -463,6 +531,20 @@ pub const EXPERIMENTS: &[Experiment] = &[
         run: qmlp::seed001,
     },
     Experiment {
+        name: "paper-table1",
+        design: "Othello CNN value network (J. IKEEE 2019)",
+        about: "the supervised CNN agent against the MLP agent from 1,000 balanced record positions, each colour; and both on stonelab's ladder",
+        takes: "about 20 minutes (2 with --positions 100)",
+        run: paper::table1,
+    },
+    Experiment {
+        name: "paper-table2",
+        design: "Othello CNN value network (J. IKEEE 2019)",
+        about: "200 episodes of self-play policy iteration, the agent after 10/30/50/100/150/200 against the MLP and the supervised CNN",
+        takes: "about 3 hours with 1,000 positions (about 40 minutes with --positions 100)",
+        run: paper::table2,
+    },
+    Experiment {
         name: "othello4-value-iteration",
         design: "4x4 Othello value iteration",
         about: "every reachable 4x4 position solved by value iteration, with the per-sweep trace",
@@ -502,6 +584,23 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     if !(args.scale > 0.0 && args.scale <= 100.0) {
         bail!("--scale must be above 0 and at most 100");
     }
+    let paper = name.starts_with("paper-");
+    if !paper
+        && (args.positions.is_some()
+            || args.cnn.is_some()
+            || args.mlp.is_some()
+            || args.selfplay.is_some()
+            || args.data.is_some()
+            || args.depth != 3)
+    {
+        bail!("--positions, --cnn, --mlp, --selfplay, --data and --depth are settings of paper-table1 and paper-table2 only");
+    }
+    if args.positions == Some(0) {
+        bail!("--positions must be at least 1");
+    }
+    if !(1..=8).contains(&args.depth) {
+        bail!("--depth must be 1 to 8");
+    }
     let out = args
         .out
         .clone()
@@ -515,6 +614,14 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         scale: args.scale,
         seed: args.seed,
         quiet: args.quiet,
+        paper: PaperArgs {
+            positions: args.positions,
+            cnn: args.cnn.clone(),
+            mlp: args.mlp.clone(),
+            selfplay: args.selfplay.clone(),
+            data: args.data.clone(),
+            depth: args.depth,
+        },
     };
     let started = Instant::now();
     let mut report = Report::new(&format!("{} — {}", experiment.name, experiment.design));

@@ -237,6 +237,59 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
             }
         }),
     );
+    for (name, algo, what) in [
+        (
+            learn::value::CNN_ALGO,
+            learn::value::CNN_ALGO,
+            "a CNN value network (stonelab train cnn-supervised / cnn-selfplay) searched by \
+             alpha-beta to a fixed depth, the leaves evaluated in batches",
+        ),
+        (
+            learn::value::MLP_ALGO,
+            learn::value::MLP_ALGO,
+            "an MLP value network over the stones (stonelab train mlp-supervised) searched by \
+             alpha-beta to a fixed depth, the leaves evaluated in batches",
+        ),
+    ] {
+        let game = game.clone();
+        registry.register(
+            name,
+            what,
+            &[
+                MODEL[0],
+                ("depth", "plies searched (default 3)"),
+                (
+                    "batch",
+                    "true (default): leaves go to the network in batches; false: one at a time \
+                     (same moves, for measuring)",
+                ),
+            ],
+            Box::new(move |spec, _| {
+                let path = model_path(spec)?;
+                let depth = spec
+                    .positive("depth")?
+                    .map_or(learn::value::DEFAULT_DEPTH, |d| d as u32);
+                if depth > 12 {
+                    return Err(search::SpecError::BadValue {
+                        agent: spec.name.clone(),
+                        key: "depth".into(),
+                        value: depth.to_string(),
+                        why: "at most 12".into(),
+                    });
+                }
+                let batched = spec.get::<bool>("batch")?.unwrap_or(true);
+                let model = learn::value::ValueModel::load(&path, algo, &game, G::BOARD_SIZE)
+                    .map_err(|e| bad(spec, &path, e))?;
+                let eval =
+                    learn::value::ValueEvaluator::new(model.net, model.input).batched(batched);
+                Ok(Box::new(learn::value::ValueMinimax::<G>::new(
+                    spec.to_string(),
+                    std::sync::Arc::new(eval),
+                    depth,
+                )))
+            }),
+        );
+    }
     registry.register(
         "q-mlp",
         "a trained Q-learning MLP (stonelab train q-mlp): the move with the highest learned value",

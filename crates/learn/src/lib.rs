@@ -17,6 +17,7 @@ pub mod replay;
 pub mod resnet;
 pub mod run;
 pub mod speed;
+pub mod value;
 
 pub use competitive::{CompetitiveStats, CompetitiveTrainer};
 pub use dqn::{

@@ -152,6 +152,9 @@ fn seed000(regime: Regime, opts: &PresetOptions) -> RunConfig {
         checkpoint_every: 100,
         opponent: "random".into(),
         dqn: Some(seed000_dqn(regime, opts.seed, episodes)),
+        value: None,
+        value_self_play: None,
+        eval_opponents: Vec::new(),
         q_mlp: None,
     }
 }
@@ -177,6 +180,9 @@ fn seed001(opts: &PresetOptions) -> RunConfig {
         // the DQN trainers' training opponent).
         opponent: "random".into(),
         dqn: None,
+        value: None,
+        value_self_play: None,
+        eval_opponents: Vec::new(),
         q_mlp: Some(crate::run::QMlpSettings {
             games_per_epoch: 10,
             gamma: 0.99,

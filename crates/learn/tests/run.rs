@@ -68,6 +68,9 @@ fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
             },
             ..DqnConfig::default()
         }),
+        value: None,
+        value_self_play: None,
+        eval_opponents: Vec::new(),
         q_mlp: (algo == "q-mlp").then_some(QMlpSettings {
             games_per_epoch: 4,
             gamma: 0.99,

@@ -25,6 +25,9 @@ pub enum ScoreScale {
     /// An expected result ×100: +100 a sure win, −100 a sure loss, 0 even (learned values,
     /// value iteration).
     Expectation,
+    /// An expected result ×10,000 (value networks searched by minimax: their values need the
+    /// finer grain, or near-equal leaves tie).
+    FineExpectation,
 }
 
 /// What a decision's score says, in its unit.
@@ -72,6 +75,9 @@ impl Score {
             ScoreScale::Engine => Score::Engine(raw),
             ScoreScale::Expectation => {
                 Score::Expectation((f64::from(raw) / 100.0).clamp(-1.0, 1.0))
+            }
+            ScoreScale::FineExpectation => {
+                Score::Expectation((f64::from(raw) / 10_000.0).clamp(-1.0, 1.0))
             }
         }
     }
@@ -163,10 +169,15 @@ mod tests {
             Score::from_raw(42, ScoreScale::Expectation),
             Score::Expectation(0.42)
         );
+        assert_eq!(
+            Score::from_raw(-4_200, ScoreScale::FineExpectation),
+            Score::Expectation(-0.42)
+        );
         for scale in [
             ScoreScale::Centi,
             ScoreScale::Engine,
             ScoreScale::Expectation,
+            ScoreScale::FineExpectation,
         ] {
             assert_eq!(Score::from_raw(WIN + 6, scale), Score::Proven { margin: 6 });
             assert_eq!(

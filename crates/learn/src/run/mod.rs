@@ -26,6 +26,8 @@ use crate::dqn::{DqnConfig, DqnError, DqnTrainer, SelfPlayTrainer};
 use crate::qmlp::{
     Defects, QMlpConfig, QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer, QMlpTrainer,
 };
+use crate::value::selfplay::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
+use crate::value::supervised::{SupervisedConfig, SupervisedTrainer};
 
 /// The header of `eval.csv`.
 pub const EVAL_HEADER: &str = "episode,learner,opponent,games,win_rate,score,black_won,\
@@ -147,6 +149,16 @@ pub struct RunConfig {
     /// Q-learning MLP settings (`q-mlp`).
     #[serde(default)]
     pub q_mlp: Option<QMlpSettings>,
+    /// Supervised value-network settings (`cnn-supervised`, `mlp-supervised`; one episode is
+    /// one epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<SupervisedConfig>,
+    /// Self-play policy iteration settings (`cnn-selfplay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_self_play: Option<ValueSelfPlayConfig>,
+    /// The evaluation opponents' specs (empty: `random` and `greedy`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub eval_opponents: Vec<String>,
 }
 
 /// The Q-learning MLP's settings in `config.json`. The design's settings (`learner`,
@@ -199,7 +211,18 @@ impl Default for QMlpSettings {
 }
 
 /// The algorithms [`build_trainer`] knows.
-pub const ALGOS: [&str; 4] = ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"];
+pub const ALGOS: [&str; 7] = [
+    "dqn",
+    "dqn-self-play",
+    "dqn-competitive",
+    "q-mlp",
+    "cnn-supervised",
+    "mlp-supervised",
+    "cnn-selfplay",
+];
+
+/// The algorithms that train on 8x8 Othello only (the WTHOR value dataset).
+pub const OTHELLO8_ALGOS: [&str; 3] = ["cnn-supervised", "mlp-supervised", "cnn-selfplay"];
 
 impl RunConfig {
     /// Games in one training round (the games played at once; q-mlp: an epoch). Evaluations
@@ -250,6 +273,45 @@ impl RunConfig {
             return Err(RunError::Settings(
                 "eval_every and checkpoint_every must be at least 1".into(),
             ));
+        }
+        if OTHELLO8_ALGOS.contains(&self.algo.as_str()) && self.game != "othello8" {
+            return Err(RunError::Settings(format!(
+                "{} trains on othello8 only, not {}",
+                self.algo, self.game
+            )));
+        }
+        match self.algo.as_str() {
+            "cnn-supervised" | "mlp-supervised" => {
+                let v = self.value.as_ref().ok_or_else(|| {
+                    RunError::Settings(format!("a {} run needs value settings", self.algo))
+                })?;
+                let want = if self.algo == "cnn-supervised" {
+                    crate::value::CNN_ALGO
+                } else {
+                    crate::value::MLP_ALGO
+                };
+                if v.arch.algo() != want {
+                    return Err(RunError::Settings(format!(
+                        "{} trains a {want} network, not {}",
+                        self.algo,
+                        v.arch.label()
+                    )));
+                }
+                return v.validate().map_err(RunError::Settings);
+            }
+            "cnn-selfplay" => {
+                return self
+                    .value_self_play
+                    .as_ref()
+                    .ok_or_else(|| {
+                        RunError::Settings(
+                            "a cnn-selfplay run needs value_self_play settings".into(),
+                        )
+                    })?
+                    .validate()
+                    .map_err(RunError::Settings);
+            }
+            _ => {}
         }
         match (self.algo.as_str(), &self.dqn, &self.q_mlp) {
             ("q-mlp", _, Some(q)) => {
@@ -410,6 +472,9 @@ pub fn resume(
     })
 }
 
+/// Called with `(step, steps)` as a long round goes ([`Trainer::set_step_progress`]).
+pub type StepProgress = Box<dyn FnMut(usize, usize)>;
+
 /// Makes a fresh player of the game from a seed (an opponent).
 pub type AgentFactory<'a, G> = dyn Fn(u64) -> Box<dyn Agent<G>> + 'a;
 
@@ -474,6 +539,9 @@ pub trait Trainer<G: Game> {
     /// # Errors
     /// [`RunError`] for missing or corrupt files.
     fn load_state(&mut self, dir: &std::path::Path, episode: usize) -> Result<(), RunError>;
+    /// Asks for a call after each gradient step of a long round (`(step, steps in the round)`),
+    /// for a progress display; trainers whose rounds are short ignore it.
+    fn set_step_progress(&mut self, _progress: Option<StepProgress>) {}
     /// The models to publish now, with cards for game `game` (its id) and `last_eval`.
     ///
     /// # Errors
@@ -493,6 +561,28 @@ pub fn build_trainer<G: Game>(
 ) -> Result<Box<dyn Trainer<G>>, RunError> {
     config.validate()?;
     let mut trainer: Box<dyn Trainer<G>> = match config.algo.as_str() {
+        "cnn-supervised" | "mlp-supervised" => {
+            let algo = if config.algo == "cnn-supervised" {
+                "cnn-supervised"
+            } else {
+                "mlp-supervised"
+            };
+            let settings = config
+                .value
+                .clone()
+                .ok_or_else(|| RunError::Settings("no value settings".into()))?;
+            othello8_only::<G>(Box::new(SupervisedTrainer::new(algo, settings)?), algo)?
+        }
+        "cnn-selfplay" => {
+            let settings = config
+                .value_self_play
+                .clone()
+                .ok_or_else(|| RunError::Settings("no value_self_play settings".into()))?;
+            othello8_only::<G>(
+                Box::new(ValueSelfPlayTrainer::new(settings)?),
+                "cnn-selfplay",
+            )?
+        }
         "dqn" => Box::new(DqnTrainer::<G>::new(config.dqn_config()?)?),
         "dqn-competitive" => Box::new(CompetitiveTrainer::<G>::new(config.dqn_config()?)?),
         "dqn-self-play" => Box::new(SelfPlayTrainer::<G>::new(config.dqn_config()?)?),
@@ -512,6 +602,17 @@ pub fn build_trainer<G: Game>(
         trainer.load_state(&cp.path, cp.episode)?;
     }
     Ok(trainer)
+}
+
+/// A trainer of 8x8 Othello as a trainer of `G`, when `G` is 8x8 Othello.
+fn othello8_only<G: Game>(
+    trainer: Box<dyn Trainer<othello::Othello8>>,
+    algo: &str,
+) -> Result<Box<dyn Trainer<G>>, RunError> {
+    let any: Box<dyn std::any::Any> = Box::new(trainer);
+    any.downcast::<Box<dyn Trainer<G>>>()
+        .map(|t| *t)
+        .map_err(|_| RunError::Settings(format!("{algo} trains on othello8 only, not {}", G::ID)))
 }
 
 /// What [`train`] reports as it goes.

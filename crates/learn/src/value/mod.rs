@@ -1,0 +1,15 @@
+//! The Othello paper's value learning (J. IKEEE 23(4), 2019): value networks ([`net`]), their
+//! supervised training on the WTHOR value dataset ([`supervised`]), self-play policy iteration
+//! ([`selfplay`]) and minimax over them with batched leaf evaluation ([`agent`]).
+
+pub mod net;
+
+pub use net::{ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO, MLP_ALGO};
+pub mod agent;
+pub mod positions;
+pub mod selfplay;
+pub mod supervised;
+
+pub use agent::{score_of, ValueEvaluator, ValueMinimax, DEFAULT_DEPTH};
+pub use selfplay::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
+pub use supervised::{DataSplit, DataSymmetries, SupervisedConfig, SupervisedTrainer, ValueData};
