@@ -544,7 +544,6 @@ pub fn merged_states(wthor: &Path) -> Result<Vec<othello::dataset::Record>> {
     Ok(states)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::thousands;

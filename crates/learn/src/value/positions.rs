@@ -44,14 +44,19 @@ pub fn evaluation_positions(records: &[Record], count: usize, seed: u64) -> Vec<
 }
 
 /// The self-play starts: record positions of moves 10–20 that are not evaluation positions
-/// (and have a move to play), in a fixed order.
+/// (and have a move to play), each once, in a fixed order. A state balanced in any record of
+/// `records` is never a start, even when `records` repeat it.
 #[must_use]
 pub fn self_play_starts(records: &[Record]) -> Vec<Othello8> {
+    let key = |r: &Record| (r.key.black, r.key.white, r.key.side == game::Color::White);
+    let balanced: std::collections::HashSet<_> =
+        records.iter().filter(|r| is_balanced(r)).map(key).collect();
     let mut starts: Vec<&Record> = records
         .iter()
-        .filter(|r| DISCS.contains(&discs(r)) && !is_balanced(r))
+        .filter(|r| DISCS.contains(&discs(r)) && !balanced.contains(&key(r)))
         .collect();
-    starts.sort_by_key(|r| (r.key.black, r.key.white, r.key.side == game::Color::White));
+    starts.sort_by_key(|r| key(r));
+    starts.dedup_by_key(|r| key(r));
     starts
         .into_iter()
         .filter_map(|r| r.key.position().ok())

@@ -3,7 +3,8 @@
 //! labelled with the final result for its side to move, and θ takes 10 full-batch Adam epochs
 //! on that game. One game is one episode.
 //!
-//! Where the paper is silent (each a choice written on the card): θ⁻ is θ as it was one
+//! Where the paper is silent (each a choice written on the card): the labelled positions are
+//! the game's decision points (forced passes left out, as in the supervised data); θ⁻ is θ as it was one
 //! episode before (the network that just played is kept as the next opponent, then θ learns);
 //! the learner's colour alternates (Black in even episodes, from 0); each game starts from a
 //! seeded random record position of moves 10–20 that is not an evaluation position
@@ -221,7 +222,10 @@ impl ValueSelfPlayTrainer {
         let budget = Budget::default();
         let mut plies = 0;
         while pos.outcome().is_none() {
-            positions.push(pos);
+            // Decision points only, as in the supervised data: a forced pass is no decision.
+            if !pos.must_pass() {
+                positions.push(pos);
+            }
             let mover = if pos.side_to_move() == learner {
                 &mut me
             } else {
