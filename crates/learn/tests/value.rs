@@ -1065,3 +1065,29 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
         let _ = std::fs::remove_dir_all(dir);
     }
 }
+
+#[test]
+fn network_shapes_are_parsed_and_bounded() {
+    let cnn: ValueArch = "cnn:16.16,k3,64".parse().expect("the default cnn");
+    // 13·16·9 + 16, 16·16·9 + 16, 1024·64 + 64, 64 + 1.
+    assert_eq!(cnn.parameters(13, 8), 1888 + 2320 + 65_600 + 65);
+    let mlp: ValueArch = "mlp:256.128".parse().expect("the default mlp");
+    assert_eq!(
+        mlp.parameters(3, 8),
+        192 * 256 + 256 + 256 * 128 + 128 + 129
+    );
+    for bad in [
+        "cnn:2048.2048.2048.2048,k9,2048",
+        "cnn:16,k4,64",
+        "cnn:,k3,64",
+        "mlp:0",
+        "rnn:5",
+        "cnn:16,k3",
+    ] {
+        assert!(bad.parse::<ValueArch>().is_err(), "{bad} was accepted");
+    }
+    let err = "cnn:2048.2048.2048.2048,k9,2048"
+        .parse::<ValueArch>()
+        .expect_err("too large");
+    assert!(err.contains("parameters"), "{err}");
+}

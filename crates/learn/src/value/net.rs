@@ -18,6 +18,9 @@ pub const CNN_ALGO: &str = "cnn-minimax";
 /// The card `algo` of an MLP value model (the agent that plays it).
 pub const MLP_ALGO: &str = "mlp-minimax";
 
+/// The most parameters a value network may have (about 64 MB of weights).
+pub const MAX_PARAMETERS: u64 = 16_000_000;
+
 /// What the network sees of a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -146,10 +149,45 @@ impl ValueArch {
                     return Err(format!("kernel {kernel} (odd, 1..=9)"));
                 }
                 layers(convs, "convolution")?;
-                layers(dense, "dense")
+                layers(dense, "dense")?;
             }
-            ValueArch::Mlp { dense } => layers(dense, "dense"),
+            ValueArch::Mlp { dense } => layers(dense, "dense")?,
         }
+        // A card is outside input: bound the memory the network would take (8x8, 13 planes).
+        let params = self.parameters(13, 8);
+        if params > MAX_PARAMETERS {
+            return Err(format!("{params} parameters (at most {MAX_PARAMETERS})"));
+        }
+        Ok(())
+    }
+
+    /// The network's parameter count for `planes` input planes of an `n`x`n` board.
+    #[must_use]
+    pub fn parameters(&self, planes: usize, n: usize) -> u64 {
+        let mut total = 0u64;
+        let mut width = (planes * n * n) as u64;
+        let hidden = match self {
+            ValueArch::Cnn {
+                convs,
+                kernel,
+                dense,
+            } => {
+                let mut from = planes as u64;
+                for &to in convs {
+                    let to = to as u64;
+                    total = total.saturating_add(from * to * (*kernel as u64).pow(2) + to);
+                    from = to;
+                }
+                width = from * (n * n) as u64;
+                dense
+            }
+            ValueArch::Mlp { dense } => dense,
+        };
+        for &units in hidden {
+            total = total.saturating_add(width * units as u64 + units as u64);
+            width = units as u64;
+        }
+        total.saturating_add(width + 1)
     }
 }
 

@@ -228,10 +228,13 @@ impl ValueData {
     pub fn losses(&self, mut predict: impl FnMut(&[Othello8]) -> Vec<f32>) -> (f64, f64) {
         let (mut weighted, mut plain) = (0.0, 0.0);
         for chunk in self.records.chunks(4096) {
-            let positions: Vec<Othello8> =
-                chunk.iter().filter_map(|r| r.key.position().ok()).collect();
+            // Records whose boards overlap (refused by `load`) are left out of both sums.
+            let (kept, positions): (Vec<&Record>, Vec<Othello8>) = chunk
+                .iter()
+                .filter_map(|r| r.key.position().ok().map(|p| (r, p)))
+                .unzip();
             let v = predict(&positions);
-            for (r, v) in chunk.iter().zip(v) {
+            for (r, v) in kept.into_iter().zip(v) {
                 let se = (r.value() - f64::from(v)).powi(2);
                 weighted += f64::from(r.count) * se;
                 plain += se;
