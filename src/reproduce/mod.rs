@@ -534,14 +534,14 @@ pub const EXPERIMENTS: &[Experiment] = &[
         name: "paper-table1",
         design: "Othello CNN value network (J. IKEEE 2019)",
         about: "the supervised CNN agent against the MLP agent from 1,000 balanced record positions, each colour; and both on stonelab's ladder",
-        takes: "about 20 minutes (2 with --positions 100)",
+        takes: "about 7 minutes with the paper's 1,000 positions",
         run: paper::table1,
     },
     Experiment {
         name: "paper-table2",
         design: "Othello CNN value network (J. IKEEE 2019)",
         about: "200 episodes of self-play policy iteration, the agent after 10/30/50/100/150/200 against the MLP and the supervised CNN",
-        takes: "about 3 hours with 1,000 positions (about 40 minutes with --positions 100)",
+        takes: "about 5 minutes of self-play, then about 6 minutes per 100 positions (1 hour with the paper's 1,000)",
         run: paper::table2,
     },
     Experiment {

@@ -255,9 +255,10 @@ pub fn table1(ctx: &Ctx, report: &mut Report) -> Result<()> {
     report.section(
         "Setting",
         &format!(
-            "Both agents search {depth} plies (alpha-beta, the network at the leaves in \
+            "Both agents search {depth} {} (alpha-beta, the network at the leaves in \
              batches). CNN: `{}`; MLP: `{}`. Positions: {about}; from each, one game with the \
              CNN as Black and one as White.",
+            if depth == 1 { "ply" } else { "plies" },
             cnn.display(),
             mlp.display()
         ),
@@ -453,9 +454,10 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
         &format!(
             "Self-play run: `{}` (θ plays θ⁻ = θ one episode earlier, from seeded record \
              positions of moves 10–20 that are not evaluation positions; 10 full-batch Adam \
-             epochs per game). Every agent searches {depth} plies. Positions: {about}; from \
+             epochs per game). Every agent searches {depth} {}. Positions: {about}; from \
              each, one game with the self-play agent as Black and one as White.",
-            run_dir.display()
+            run_dir.display(),
+            if depth == 1 { "ply" } else { "plies" }
         ),
     );
     report.section(
