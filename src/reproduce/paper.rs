@@ -50,6 +50,24 @@ fn model(given: Option<&PathBuf>, bundled: &str, what: &str, train: &str) -> Res
     Ok(path)
 }
 
+/// The supervised CNN and the MLP: `--cnn` and `--mlp`, else the bundled models.
+fn models(ctx: &Ctx) -> Result<(PathBuf, PathBuf)> {
+    Ok((
+        model(
+            ctx.paper.cnn.as_ref(),
+            BUNDLED_CNN,
+            "CNN",
+            "stonelab train cnn-supervised --data DIR --out runs/cnn",
+        )?,
+        model(
+            ctx.paper.mlp.as_ref(),
+            BUNDLED_MLP,
+            "MLP",
+            "stonelab train mlp-supervised --data DIR --out runs/mlp",
+        )?,
+    ))
+}
+
 /// The evaluation positions: from the dataset folder's merged states when `--data` is given,
 /// else from the WTHOR records in `data/othello/wthor` (merged in memory, a few seconds).
 fn positions(ctx: &Ctx) -> Result<(Vec<Othello8>, String)> {
@@ -235,18 +253,7 @@ fn ladder(ctx: &Ctx, report: &mut Report, agents: &[(String, String)]) -> Result
 /// # Errors
 /// Missing models, unreadable records, a failed game.
 pub fn table1(ctx: &Ctx, report: &mut Report) -> Result<()> {
-    let cnn = model(
-        ctx.paper.cnn.as_ref(),
-        BUNDLED_CNN,
-        "CNN",
-        "stonelab train cnn-supervised --data DIR --out runs/cnn",
-    )?;
-    let mlp = model(
-        ctx.paper.mlp.as_ref(),
-        BUNDLED_MLP,
-        "MLP",
-        "stonelab train mlp-supervised --data DIR --out runs/mlp",
-    )?;
+    let (cnn, mlp) = models(ctx)?;
     let depth = ctx.paper.depth;
     let (starts, about) = positions(ctx)?;
     let a = spec("cnn-minimax", &cnn, depth);
@@ -332,18 +339,7 @@ pub fn table1(ctx: &Ctx, report: &mut Report) -> Result<()> {
 /// # Errors
 /// Missing models or dataset, a failed run or game.
 pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
-    let cnn = model(
-        ctx.paper.cnn.as_ref(),
-        BUNDLED_CNN,
-        "CNN",
-        "stonelab train cnn-supervised --data DIR --out runs/cnn",
-    )?;
-    let mlp = model(
-        ctx.paper.mlp.as_ref(),
-        BUNDLED_MLP,
-        "MLP",
-        "stonelab train mlp-supervised --data DIR --out runs/mlp",
-    )?;
+    let (cnn, mlp) = models(ctx)?;
     let depth = ctx.paper.depth;
     let run_dir = match &ctx.paper.selfplay {
         Some(dir) => dir.clone(),

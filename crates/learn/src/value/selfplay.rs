@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use arena::{ColourWdl, VersusSettings};
 use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::{Device, Tensor, TensorData};
 use game::{Color, Game};
 use othello::dataset::{DatasetReader, Part, Split, Symmetries};
@@ -28,7 +28,7 @@ use std::sync::Arc;
 use super::agent::{ValueEvaluator, ValueMinimax};
 use super::net::{card_arch, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO};
 use super::positions::self_play_starts;
-use super::supervised::{counter, evaluate_value_net, load_training, save_training};
+use super::supervised::{adam, counter, evaluate_value_net, load_training, save_training};
 use crate::checkpoint::{load_weights, read_model, weights_bytes, Card, ModelError};
 use crate::run::{AgentFactory, EpisodeRow, Export, RunError, Trainer};
 use search::{Agent, Budget};
@@ -120,13 +120,6 @@ pub struct ValueSelfPlayTrainer {
     steps: u64,
 }
 
-fn adam(config: &ValueSelfPlayConfig) -> ModuleOptimizer {
-    AdamConfig::new()
-        .with_beta_1(config.beta1)
-        .with_beta_2(config.beta2)
-        .init()
-}
-
 /// One self-play game: its positions with their labels, the learner's result and the plies.
 struct Game1 {
     positions: Vec<Othello8>,
@@ -182,7 +175,7 @@ impl ValueSelfPlayTrainer {
             base: model.card,
             previous: model.net,
             net,
-            optim: adam(&config),
+            optim: adam(config.beta1, config.beta2),
             config,
             device,
             starts,
@@ -403,8 +396,10 @@ impl Trainer<Othello8> for ValueSelfPlayTrainer {
 
     fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
         use burn::store::{BurnpackStore, ModuleSnapshot};
-        let config = self.config.clone();
-        let counters = load_training(dir, &mut self.net, &mut self.optim, move || adam(&config))?;
+        let (beta1, beta2) = (self.config.beta1, self.config.beta2);
+        let counters = load_training(dir, &mut self.net, &mut self.optim, move || {
+            adam(beta1, beta2)
+        })?;
         self.steps = counter(dir, &counters, "steps")?;
         let at = counter(dir, &counters, "episode")?;
         let state = |why: String| {

@@ -270,10 +270,11 @@ pub struct SupervisedTrainer {
     progress: Option<StepProgress>,
 }
 
-fn adam(config: &SupervisedConfig) -> ModuleOptimizer {
+/// Adam with these betas (the value trainers' optimiser).
+pub(crate) fn adam(beta1: f32, beta2: f32) -> ModuleOptimizer {
     AdamConfig::new()
-        .with_beta_1(config.beta1)
-        .with_beta_2(config.beta2)
+        .with_beta_1(beta1)
+        .with_beta_2(beta2)
         .init()
 }
 
@@ -311,7 +312,7 @@ impl SupervisedTrainer {
         Ok(SupervisedTrainer {
             algo,
             net: ValueNet::new(&config.arch, config.input.planes(), 8, config.seed, &device),
-            optim: adam(&config),
+            optim: adam(config.beta1, config.beta2),
             config,
             device,
             train,
@@ -575,8 +576,10 @@ impl Trainer<Othello8> for SupervisedTrainer {
     }
 
     fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
-        let config = self.config.clone();
-        let counters = load_training(dir, &mut self.net, &mut self.optim, move || adam(&config))?;
+        let (beta1, beta2) = (self.config.beta1, self.config.beta2);
+        let counters = load_training(dir, &mut self.net, &mut self.optim, move || {
+            adam(beta1, beta2)
+        })?;
         self.steps = counter(dir, &counters, "steps")?;
         let epoch = counter(dir, &counters, "epoch")?;
         if epoch as usize != episode {
