@@ -53,4 +53,4 @@ pub use run::{
     default_threads, derive_seed, round_robin, sprt_match, Progress, Settings, MAX_THREADS,
 };
 pub use sprt::{Sprt, SprtDecision, SprtStatus};
-pub use versus::{versus, ColourWdl, VersusSettings};
+pub use versus::{versus, versus_from, ColourWdl, VersusSettings};

@@ -97,6 +97,22 @@ pub fn versus<G: Game>(
     opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
     settings: &VersusSettings,
 ) -> Result<ColourWdl, DriverError> {
+    versus_from(player, batched, opponent, settings, &[])
+}
+
+/// [`versus`] from given positions: games `2k` and `2k + 1` start from `starts[k]` (in turn,
+/// when there are fewer), the player Black in the first and White in the second, so two
+/// deterministic players meet in different games; no starts: every game from the start.
+///
+/// # Errors
+/// [`DriverError`] when either side fails or plays an illegal move.
+pub fn versus_from<G: Game>(
+    player: &mut dyn FnMut(usize) -> Seat<G>,
+    batched: &mut dyn BatchedPlayers<G>,
+    opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+    settings: &VersusSettings,
+    starts: &[G],
+) -> Result<ColourWdl, DriverError> {
     let mut record = ColourWdl::default();
     let config = DriverConfig {
         max_plies: settings.max_plies,
@@ -121,10 +137,12 @@ pub fn versus<G: Game>(
             } else {
                 [theirs, mine]
             };
-            tables.push(Table {
-                start: G::start(),
-                seats,
-            });
+            let start = if starts.is_empty() {
+                G::start()
+            } else {
+                starts[(g / 2) % starts.len()].clone()
+            };
+            tables.push(Table { start, seats });
             sides.push(me);
         }
         let played = driver::play(tables, batched, &config)?;
@@ -215,5 +233,76 @@ mod tests {
         assert_eq!(record, twin);
         assert_eq!(record.games(), 30);
         assert_eq!(record.as_black.games(), 15);
+    }
+
+    /// Remembers the first position it is asked to move in.
+    struct First(
+        std::sync::Arc<std::sync::Mutex<Option<Othello4>>>,
+        RandomAgent,
+    );
+
+    impl Agent<Othello4> for First {
+        fn name(&self) -> String {
+            "first".into()
+        }
+
+        fn select(
+            &mut self,
+            pos: &Othello4,
+            budget: &search::Budget,
+        ) -> Result<search::Decision<othello::Move>, search::AgentError> {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.get_or_insert(*pos);
+            }
+            self.1.select(pos, budget)
+        }
+    }
+
+    #[test]
+    fn games_start_from_the_given_positions_each_twice() {
+        // Two positions two plies in (Black to move again), distinct.
+        let mut starts = Vec::new();
+        for k in 0..2 {
+            let mut pos = Othello4::start();
+            for _ in 0..2 {
+                let moves = pos.legal_moves();
+                pos = pos.play(moves[k % moves.len()]).expect("legal");
+            }
+            starts.push(pos);
+        }
+        assert_ne!(starts[0], starts[1]);
+        for g in 0..4 {
+            let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+            let mut settings = VersusSettings::new(g + 1, 3);
+            settings.parallel = 1;
+            // Only game g's player records (the earlier games use a plain random player).
+            let record = seen.clone();
+            versus_from(
+                &mut |i| {
+                    if i == g {
+                        Seat::Agent(Box::new(First(record.clone(), RandomAgent::new(i as u64))))
+                    } else {
+                        Seat::Agent(Box::new(RandomAgent::new(i as u64)))
+                    }
+                },
+                &mut NoBatched,
+                &|s| Box::new(RandomAgent::new(s)),
+                &settings,
+                &starts,
+            )
+            .expect("games");
+            let first = seen.lock().expect("lock").expect("the player moved");
+            let start = starts[g / 2];
+            let discs = |p: &Othello4| p.counts().0 + p.counts().1;
+            if g % 2 == 0 {
+                assert_eq!(first, start, "game {g}: the player is Black from the start");
+            } else {
+                assert_eq!(
+                    discs(&first),
+                    discs(&start) + 1,
+                    "game {g}: one move after it"
+                );
+            }
+        }
     }
 }

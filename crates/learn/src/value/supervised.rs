@@ -484,7 +484,9 @@ pub(crate) fn counter(
     })
 }
 
-/// Greedy evaluation of a value network: minimax at `depth` against `opponent`.
+/// Evaluation of a value network: minimax at `depth` against `opponent`, from the arena's
+/// balanced 8-ply openings (each twice, colours swapped), since two deterministic searchers
+/// from the start position would repeat one game per colour.
 pub(crate) fn evaluate_value_net(
     name: &str,
     net: ValueNet,
@@ -494,7 +496,14 @@ pub(crate) fn evaluate_value_net(
     settings: &VersusSettings,
 ) -> Result<ColourWdl, RunError> {
     let eval = Arc::new(ValueEvaluator::new(net, input));
-    Ok(arena::versus(
+    let starts: Vec<Othello8> = arena::builtin_openings::<Othello8>()
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+        .iter()
+        .map(|o| *o.position())
+        .collect();
+    Ok(arena::versus_from(
         &mut |_| {
             search::driver::Seat::Agent(Box::new(ValueMinimax::<Othello8>::new(
                 name.into(),
@@ -505,6 +514,7 @@ pub(crate) fn evaluate_value_net(
         &mut search::driver::NoBatched,
         opponent,
         settings,
+        &starts,
     )?)
 }
 
