@@ -541,7 +541,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
         name: "paper-table2",
         design: "Othello CNN value network (J. IKEEE 2019)",
         about: "200 episodes of self-play policy iteration, the agent after 10/30/50/100/150/200 against the MLP and the supervised CNN",
-        takes: "about 5 minutes of self-play, then about 6 minutes per 100 positions (1 hour with the paper's 1,000)",
+        takes: "about 5 minutes of self-play, then 11 with --positions 100 (about 1.5 hours, estimated, with the paper's 1,000)",
         run: paper::table2,
     },
     Experiment {
