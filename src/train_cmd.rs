@@ -596,6 +596,7 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
         };
         let loaded = learn::value::ValueModel::load(&model, learn::value::CNN_ALGO, "othello8", 8)
             .map_err(|e| anyhow!("--from {}: {e}", model.display()))?;
+        check_dataset(&data.join("merged-frequency-train.bin"))?;
         let mut settings = learn::value::ValueSelfPlayConfig::paper(
             std::path::absolute(&model).unwrap_or(model),
             loaded.card.sha256,
@@ -638,8 +639,18 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
     settings.max_train = args.max_train;
     settings.max_test = args.max_test;
     settings.eval_depth = args.depth.unwrap_or(settings.eval_depth);
+    for part in [othello::dataset::Part::Train, othello::dataset::Part::Test] {
+        check_dataset(&settings.file(part))?;
+    }
     run.value = Some(settings);
     Ok(run)
+}
+
+/// Refuses a dataset file that is missing or not a dataset, before a run folder is made.
+fn check_dataset(path: &Path) -> Result<()> {
+    othello::dataset::DatasetReader::open(path)
+        .map(|_| ())
+        .map_err(|e| anyhow!("{e} (make the dataset with `stonelab data wthor --out DIR`)"))
 }
 
 /// When `every` is not a multiple of the training round, the episodes at which `what` will

@@ -287,4 +287,19 @@ fn the_paper_pipeline_runs_end_to_end() {
     );
     assert!(!ok);
     assert!(err.contains("needs --data DIR"), "{err}");
+    // A folder without the dataset is refused before any run folder is made.
+    let (ok, _, err) = stonelab(
+        &[
+            "train",
+            "mlp-supervised",
+            "--data",
+            runs.path().to_str().unwrap(),
+            "--out",
+            run("z").to_str().unwrap(),
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(err.contains("merged-frequency-train.bin"), "{err}");
+    assert!(!run("z").exists());
 }
