@@ -192,15 +192,16 @@ fn the_paper_pipeline_runs_end_to_end() {
 
     // The paper's tables at toy sizes.
     let mlp_model = straight.join("checkpoints/last.safetensors");
-    let report = TempDir::new("paper-report");
-    let (ok, out, err) = stonelab(
-        &[
+    let (cnn_s, mlp_s) = (cnn_model.to_str().unwrap(), mlp_model.to_str().unwrap());
+    // Both tables at toy sizes: 2 positions, 2 ladder games, depth 1.
+    let tables = |name: &str, out: &std::path::Path, extra: &[&str]| {
+        let mut args = vec![
             "reproduce",
-            "paper-table1",
+            name,
             "--cnn",
-            cnn_model.to_str().unwrap(),
+            cnn_s,
             "--mlp",
-            mlp_model.to_str().unwrap(),
+            mlp_s,
             "--data",
             d,
             "--positions",
@@ -209,13 +210,15 @@ fn the_paper_pipeline_runs_end_to_end() {
             "2",
             "--depth",
             "1",
-            "--out",
-            report.path().to_str().unwrap(),
             "--force",
             "--quiet",
-        ],
-        "",
-    );
+        ];
+        args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        stonelab(&args, "")
+    };
+    let report = TempDir::new("paper-report");
+    let (ok, out, err) = tables("paper-table1", report.path(), &[]);
     assert!(ok, "{err}");
     assert!(out.contains("paper-table1: report in"), "{out}");
     let md = read(&report.path().join("report.md"));
@@ -225,30 +228,10 @@ fn the_paper_pipeline_runs_end_to_end() {
     assert!(report.path().join("table1.png").is_file());
 
     let report2 = TempDir::new("paper-report2");
-    let (ok, _, err) = stonelab(
-        &[
-            "reproduce",
-            "paper-table2",
-            "--cnn",
-            cnn_model.to_str().unwrap(),
-            "--mlp",
-            mlp_model.to_str().unwrap(),
-            "--selfplay",
-            sp.to_str().unwrap(),
-            "--data",
-            d,
-            "--positions",
-            "2",
-            "--games",
-            "2",
-            "--depth",
-            "1",
-            "--out",
-            report2.path().to_str().unwrap(),
-            "--force",
-            "--quiet",
-        ],
-        "",
+    let (ok, _, err) = tables(
+        "paper-table2",
+        report2.path(),
+        &["--selfplay", sp.to_str().unwrap()],
     );
     assert!(ok, "{err}");
     let md = read(&report2.path().join("report.md"));
