@@ -27,6 +27,21 @@ enum BenchKind {
         #[arg(long, default_value_t = 22)]
         table_bits: u32,
     },
+    /// The `othello` engine's midgame search (bundled pattern evaluation, one thread) on fixed
+    /// positions of 20-39 discs to a fixed depth, each from a cleared table: nodes, time,
+    /// nodes/s and a node-count checksum that tests pin.
+    Midgame {
+        /// Search depth.
+        #[arg(long, default_value_t = 10)]
+        depth: u32,
+        /// Positions searched.
+        #[arg(long, default_value_t = 20)]
+        positions: usize,
+        /// Search threads (lazy SMP; node counts are deterministic on one thread only). With
+        /// more than one, the run is made on one thread too and the speed-up printed.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// Prove the perfect-play result of 6x6 Othello from the start (published: white wins
     /// 16-20, a margin of -4 for black). Minutes on one core.
     Othello6 {
@@ -73,6 +88,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.what {
         BenchKind::Endgame { range, table_bits } => endgame(range, *table_bits),
         BenchKind::Othello6 { table_bits } => othello6(*table_bits),
+        BenchKind::Midgame {
+            depth,
+            positions,
+            threads,
+        } => midgame(*depth, *positions, *threads),
         BenchKind::Gomoku { depth } => gomoku_bench(*depth),
         BenchKind::Dqn { seconds, size } => dqn_bench(*seconds, *size),
         BenchKind::Minimax {
@@ -196,6 +216,62 @@ fn endgame(range: &str, table_bits: u32) -> Result<()> {
     let wrong = report.wrong();
     if wrong > 0 {
         bail!("{wrong} position(s) solved wrongly");
+    }
+    Ok(())
+}
+
+fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
+    if !(1..=30).contains(&depth) {
+        bail!("--depth {depth}: 1 to 30");
+    }
+    if !(1..=64).contains(&threads) {
+        bail!("--threads {threads}: 1 to 64");
+    }
+    let single = if threads > 1 {
+        let r = othello_engine::bench::midgame(positions, depth, 1, |_| {});
+        println!(
+            "one thread: {} nodes, {:.3} s, {} nodes/s",
+            r.nodes,
+            r.elapsed.as_secs_f64(),
+            rate(r.nodes, r.elapsed)
+        );
+        Some(r.elapsed)
+    } else {
+        None
+    };
+    println!(
+        "othello midgame benchmark: {positions} positions, depth {depth}, {threads} thread(s), \
+         each from a cleared table"
+    );
+    println!(
+        "{:>4} {:>7} {:>8} {:>5} {:>12} {:>9} {:>10}",
+        "#", "empties", "score", "move", "nodes", "seconds", "nodes/s"
+    );
+    let report = othello_engine::bench::midgame(positions, depth, threads, |row| {
+        println!(
+            "{:>4} {:>7} {:>+8.2} {:>5} {:>12} {:>9.3} {:>10}",
+            row.number,
+            row.empties,
+            f64::from(row.score) / 64.0,
+            row.best.map(|m| m.to_string()).unwrap_or_default(),
+            row.nodes,
+            row.elapsed.as_secs_f64(),
+            rate(row.nodes, row.elapsed)
+        );
+    });
+    println!(
+        "total: {} nodes, {:.3} s, {} nodes/s",
+        report.nodes,
+        report.elapsed.as_secs_f64(),
+        rate(report.nodes, report.elapsed)
+    );
+    if let Some(one) = single {
+        println!(
+            "speed-up on {threads} threads: {:.2}x (time to the same depths)",
+            one.as_secs_f64() / report.elapsed.as_secs_f64().max(1e-9)
+        );
+    } else {
+        println!("node checksum: {}", report.checksum);
     }
     Ok(())
 }

@@ -161,7 +161,7 @@ fn prepare_out(out: &Path, force: bool) -> Result<()> {
 }
 
 /// The `WTH_*.wtb` files of `dir`, sorted by name.
-fn wthor_files(dir: &Path) -> Result<Vec<PathBuf>> {
+pub fn wthor_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = fs::read_dir(dir).with_context(|| {
         format!(
             "reading {} (run from the repository root or pass --wthor DIR)",

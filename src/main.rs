@@ -8,12 +8,14 @@ use clap::{Parser, Subcommand};
 
 mod arena_cmd;
 mod bench_cmd;
+mod book_cmd;
 mod cli_games;
 mod data_cmd;
 mod dp_cmd;
 mod games;
 mod gomocup_cmd;
 mod nboard_cmd;
+mod patterns_cmd;
 mod perft_cmd;
 mod play;
 mod plots;
@@ -59,6 +61,8 @@ enum Command {
     /// Build datasets from the shipped records (`data wthor`: labelled positions for value
     /// learning, split train/test).
     Data(data_cmd::DataArgs),
+    /// The `othello` engine's opening book: build it from the records, or show its moves.
+    Book(book_cmd::BookArgs),
     /// List the agents (spec strings) a game offers, with their keys.
     Agents {
         /// The game.
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Some(Command::Arena(args)) => arena_cmd::run(&args),
         Some(Command::Nboard(args)) => nboard_cmd::run(&args),
         Some(Command::Gomocup(args)) => gomocup_cmd::run(&args),
+        Some(Command::Book(args)) => book_cmd::run(&args),
         Some(Command::Agents { game }) => {
             println!("{}", catalog::help(game));
             Ok(())

@@ -14,7 +14,7 @@ use protocol::NboardEngine;
 pub struct NboardArgs {
     /// The agent that picks the moves (a spec string; `stonelab agents` lists them). The GUI's
     /// `set depth N` overrides its depth.
-    #[arg(long, default_value = "alphabeta:depth=6")]
+    #[arg(long, default_value = "othello")]
     pub agent: String,
     /// Seed for agents that use randomness.
     #[arg(long, default_value_t = 1)]

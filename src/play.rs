@@ -33,9 +33,10 @@ pub struct PlayArgs {
     /// `alphabeta:depth=6` or `mcts:playouts=2000` (`stonelab agents` lists them).
     #[arg(long, default_value = "human")]
     pub black: String,
-    /// Who plays white: `human` or an agent spec.
-    #[arg(long, default_value = "greedy")]
-    pub white: String,
+    /// Who plays white: `human` or an agent spec (default: the game's strong default opponent,
+    /// the app's — `othello` on 8x8).
+    #[arg(long)]
+    pub white: Option<String>,
     /// Seed of the random choices (random and greedy players); printed when not given.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -49,7 +50,7 @@ impl Default for PlayArgs {
         PlayArgs {
             game: GameId::Othello8,
             black: "human".into(),
-            white: "greedy".into(),
+            white: None,
             seed: None,
             color: ColorWhen::Auto,
         }
@@ -85,7 +86,10 @@ fn play_game<G: CliGame + CatalogGame>(args: &PlayArgs, seed: u64, color: bool) 
     };
     let players = [
         player(&args.black, seed)?,
-        player(&args.white, seed.wrapping_add(1))?,
+        player(
+            args.white.as_deref().unwrap_or(G::DEFAULT_OPPONENT),
+            seed.wrapping_add(1),
+        )?,
     ];
     let stdout = io::stdout();
     let stdin = io::stdin();

@@ -43,6 +43,12 @@ pub enum Algo {
     MlpSupervised,
     /// Self-play policy iteration from a supervised CNN (--from RUN or model file).
     CnnSelfplay,
+    /// The Othello pattern evaluation (the `othello` agent's) by least squares per stage on the
+    /// WTHOR records (--wthor), exact solves near the end.
+    Patterns,
+    /// The `othello` engine's Multi-ProbCut regressions: full-width searches to --depth
+    /// (default 10) on --positions record positions (default 400).
+    Probcut,
 }
 
 impl Algo {
@@ -56,6 +62,8 @@ impl Algo {
             Algo::CnnSupervised => "cnn-supervised",
             Algo::MlpSupervised => "mlp-supervised",
             Algo::CnnSelfplay => "cnn-selfplay",
+            Algo::Patterns => "patterns",
+            Algo::Probcut => "probcut",
         }
     }
 
@@ -259,7 +267,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub max_test: Option<usize>,
     /// cnn-selfplay: the supervised run (its checkpoints/last.safetensors) or model file to
-    /// start from.
+    /// start from; probcut: the pattern weights searched with (default: the bundled ones).
     #[arg(long)]
     pub from: Option<PathBuf>,
     /// Minimax depth of the value-network agents (cnn-selfplay's players, default 3; the
@@ -269,6 +277,37 @@ pub struct TrainArgs {
     /// cnn-selfplay: full-batch Adam epochs on each game's positions.
     #[arg(long, default_value_t = 10)]
     pub epochs_per_game: usize,
+    /// patterns: the WTHOR folder (`WTH_*.wtb`).
+    #[arg(long, default_value = "data/othello/wthor")]
+    pub wthor: PathBuf,
+    /// patterns: only the first this many games (0: all), for quick runs.
+    #[arg(long, default_value_t = 0)]
+    pub max_games: usize,
+    /// patterns: positions with at most this many empty squares get the exact solver's score
+    /// (the others their game's perfect-play result).
+    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub exact_empties: u32,
+    /// patterns: empty squares per stage of weights.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=61))]
+    pub stage_width: u8,
+    /// patterns: the ridge penalty of each pattern weight (a weight seen k times keeps about
+    /// k/(k+λ) of its least-squares value).
+    #[arg(long, default_value_t = 4.0)]
+    pub lambda: f64,
+    /// patterns: most conjugate-gradient iterations per stage.
+    #[arg(long, default_value_t = 300)]
+    pub iterations: usize,
+    /// probcut: record positions searched.
+    #[arg(long)]
+    pub positions: Option<usize>,
+    /// patterns: each stage also fits the positions within this many empties of its own
+    /// (smoother stages, five times the data each at the default).
+    #[arg(long, default_value_t = 4)]
+    pub blend: u32,
+    /// patterns: self-play games (the first fit's engine, both sides) added before the final
+    /// fit; 0 fits the records only.
+    #[arg(long, default_value_t = 0)]
+    pub self_play_games: usize,
 }
 
 /// Whose moves a competitive learner stores.
@@ -338,6 +377,46 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             }
             neural::<othello::Othello8>(args, game)
         }
+        Algo::Patterns => patterns(args),
+        Algo::Probcut => crate::patterns_cmd::probcut(&crate::patterns_cmd::ProbCutArgs {
+            out: &args.out,
+            wthor: &args.wthor,
+            weights: args.from.as_deref(),
+            positions: args.positions.unwrap_or(400),
+            max_depth: args.depth.unwrap_or(10).clamp(3, 20),
+            seed: args.seed,
+            force: args.force,
+            quiet: args.quiet,
+        }),
+    })
+}
+
+fn patterns(args: &TrainArgs) -> Result<()> {
+    if let Some(game) = args.game.filter(|g| *g != GameId::Othello8) {
+        bail!("patterns evaluates 8x8 Othello: --game othello8 only, not {game}");
+    }
+    if !(args.lambda.is_finite() && args.lambda >= 0.0) {
+        bail!("--lambda {}: a penalty of 0 or more", args.lambda);
+    }
+    crate::patterns_cmd::train(&crate::patterns_cmd::PatternArgs {
+        out: &args.out,
+        config: crate::patterns_cmd::PatternConfig {
+            wthor: args.wthor.clone(),
+            max_games: args.max_games,
+            exact_empties: args.exact_empties,
+            stage_width: args.stage_width,
+            scale: 64,
+            lambda: args.lambda,
+            lambda_globals: 1.0,
+            iterations: args.iterations,
+            seed: args.seed,
+            blend: args.blend.min(60),
+            self_play_games: args.self_play_games,
+            self_play_depth: args.depth.unwrap_or(4),
+        },
+        resume: args.resume,
+        force: args.force,
+        quiet: args.quiet,
     })
 }
 
@@ -544,7 +623,7 @@ fn flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     })
 }
 
-/// Epochs of the default `cnn-supervised` run (about 50 minutes on 2 cores).
+/// Epochs of the default `cnn-supervised` run (49 min 40 s measured on 2 cores).
 pub const DEFAULT_CNN_EPOCHS: usize = 10;
 /// Epochs of the default `mlp-supervised` run.
 pub const DEFAULT_MLP_EPOCHS: usize = 20;

@@ -56,6 +56,13 @@ const OTHELLO_OPPONENT: &str = "solver:time=1s";
 /// 24 when that finishes within three quarters of its time).
 const OTHELLO_HINT: &str = "solver:depth=64,time=2s";
 
+/// The app's 8x8 opponent: the `othello` engine (level 10, its book) with a second a move, exact
+/// whenever the endgame solves within three quarters of that.
+const OTHELLO8_OPPONENT: &str = "othello:time=1s";
+
+/// The 8x8 hint: the `othello` engine as deep as two seconds allow, exact within reach.
+const OTHELLO8_HINT: &str = "othello:time=2s,book=off";
+
 impl CatalogGame for Othello4 {
     fn registry() -> Registry<Self> {
         let mut registry = othello_registry::<4>();
@@ -100,8 +107,8 @@ impl CatalogGame for Othello8 {
         );
         registry
     }
-    const DEFAULT_OPPONENT: &'static str = OTHELLO_OPPONENT;
-    const HINT_AGENT: &'static str = OTHELLO_HINT;
+    const DEFAULT_OPPONENT: &'static str = OTHELLO8_OPPONENT;
+    const HINT_AGENT: &'static str = OTHELLO8_HINT;
 }
 
 impl<V: Variant + Send + Sync + 'static> CatalogGame for Gomoku<V> {
@@ -181,8 +188,120 @@ fn othello_registry<const N: usize>() -> Registry<Othello<N>> {
             ))
         }),
     );
+    if N == 8 {
+        register_engine::<N>(&mut registry);
+    }
     register_learned(&mut registry, format!("othello{N}"));
     registry
+}
+
+/// `othello` (8x8): stonelab's engine — the learned pattern evaluation searched by PVS with
+/// Multi-ProbCut, the exact solver in the endgame; levels 1-20.
+fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
+    use othello_engine::level::{Level, DEFAULT_LEVEL, MAX_LEVEL};
+    registry.register(
+        "othello",
+        "stonelab's Othello engine (8x8): a learned pattern evaluation searched by PVS with \
+         Multi-ProbCut, perfect play from `empties` empty squares; `level` 1-20 sets all three",
+        &[
+            ("level", "1 (instant) to 20 (deepest); default 10"),
+            ("depth", "midgame search depth (default: the level's)"),
+            (
+                "empties",
+                "solve exactly from this many empties (default: the level's, 18 at level 10)",
+            ),
+            (
+                "selectivity",
+                "Multi-ProbCut cut at this many standard deviations, or `off` for full-width \
+                 search (default: the level's)",
+            ),
+            (
+                "time",
+                "time per move, e.g. 1s (searches as deep as it allows)",
+            ),
+            ("threads", "midgame search threads (default 1; lazy SMP)"),
+            (
+                "book",
+                "`on` or `off`: play from the opening book, at random among moves within half a \
+                 disc of the best (default: on from level 3)",
+            ),
+        ],
+        Box::new(|spec, seed| {
+            let bad = |key: &str, value: String, why: &str| search::SpecError::BadValue {
+                agent: spec.name.clone(),
+                key: key.into(),
+                value,
+                why: why.into(),
+            };
+            let n = spec.get::<u32>("level")?.unwrap_or(DEFAULT_LEVEL);
+            let level = Level::of(n)
+                .ok_or_else(|| bad("level", n.to_string(), &format!("1 to {MAX_LEVEL}")))?;
+            let empties = spec.get::<u32>("empties")?.unwrap_or(level.exact_empties);
+            if empties > 30 {
+                return Err(bad(
+                    "empties",
+                    empties.to_string(),
+                    "at most 30: exact solves beyond that take far too long for a game",
+                ));
+            }
+            let selectivity = match spec.get::<String>("selectivity")?.as_deref() {
+                None => level.probcut,
+                Some("off") => None,
+                Some(text) => match text.parse::<f64>() {
+                    Ok(t) if t.is_finite() && t > 0.0 && t <= 10.0 => Some(t),
+                    _ => {
+                        return Err(bad(
+                            "selectivity",
+                            text.into(),
+                            "a number of standard deviations in (0, 10], or `off`",
+                        ))
+                    }
+                },
+            };
+            let time = spec.duration("time")?;
+            let depth = match spec.positive("depth")? {
+                Some(d) => d.min(60) as u32,
+                None if time.is_some() => 60,
+                None => level.depth,
+            };
+            let mut midgame = othello_engine::midgame::MidgameAgent::new(
+                othello_engine::pattern::bundled(),
+                depth,
+                time,
+            );
+            if let Some(t) = selectivity {
+                midgame = midgame.with_probcut(othello_engine::midgame::bundled_probcut(), t);
+            }
+            if let Some(threads) = spec.positive("threads")? {
+                if threads > 64 {
+                    return Err(bad("threads", threads.to_string(), "1 to 64"));
+                }
+                midgame = midgame.with_threads(threads as usize);
+            }
+            let book = match spec.get::<String>("book")?.as_deref() {
+                None => level.level >= 3,
+                Some("on") => true,
+                Some("off") => false,
+                Some(other) => return Err(bad("book", other.into(), "`on` or `off`")),
+            };
+            let mut agent: Box<dyn search::Agent<Othello8>> = Box::new(
+                SolverAgent::<8>::with_midgame(empties, time, Box::new(midgame)).named("othello"),
+            );
+            if book {
+                agent = Box::new(othello_engine::book::BookAgent::new(
+                    othello_engine::book::bundled(),
+                    agent,
+                    32,
+                    seed,
+                ));
+            }
+            // `N` is 8 here (registered for 8x8 only): the boxed agent has this registry's type.
+            let any: Box<dyn std::any::Any> = Box::new(agent);
+            any.downcast::<Box<dyn search::Agent<Othello<N>>>>()
+                .map(|b| *b)
+                .map_err(|_| bad("board", N.to_string(), "the othello engine plays 8x8 only"))
+        }),
+    );
 }
 
 /// `dqn:model=PATH` and `q-mlp:model=PATH`: trained networks (a `.safetensors` file beside its

@@ -202,10 +202,12 @@ fn default_othello8_opponent_falls_back_to_alpha_beta_in_time() {
     assert!(took < budget + Duration::from_secs(1), "took {took:?}");
 }
 
-/// The 6x6 default is the same agent: exact within reach.
+/// The 6x6 default keeps the exact solver's agent (the `othello` engine is 8x8 only): exact
+/// within reach.
 #[test]
 fn default_othello6_opponent_solves_endgames_within_its_reach() {
-    assert_eq!(Othello6::DEFAULT_OPPONENT, Othello8::DEFAULT_OPPONENT);
+    assert_eq!(Othello6::DEFAULT_OPPONENT, "solver:time=1s");
+    assert_eq!(Othello8::DEFAULT_OPPONENT, "othello:time=1s");
     let registry = Othello6::registry();
     // Seeded random play (splitmix64).
     let mut state = 6u64;

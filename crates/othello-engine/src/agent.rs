@@ -22,11 +22,12 @@ const SOLVE_SHARE: f64 = 0.75;
 /// ([`search::Score::Proven`], a draw included) and its depth is the number of empties.
 pub struct SolverAgent<const N: usize> {
     solver: Solver<N>,
-    midgame: AlphaBeta<Othello<N>>,
+    midgame: Box<dyn Agent<Othello<N>>>,
     exact_empties: u32,
     reach: u32,
     /// The midgame's own time per move: the clock when the budget names none.
     time: Option<Duration>,
+    name: &'static str,
 }
 
 impl<const N: usize> SolverAgent<N> {
@@ -34,13 +35,43 @@ impl<const N: usize> SolverAgent<N> {
     /// exact solve is tried from [`default_reach`](Self::default_reach) empties.
     #[must_use]
     pub fn new(exact_empties: u32, midgame: AlphaBetaConfig) -> Self {
+        Self::with_evaluator(exact_empties, midgame, Arc::new(Heuristic::<N>::default()))
+    }
+
+    /// The same agent with another midgame evaluation (in centi-discs).
+    #[must_use]
+    pub fn with_evaluator(
+        exact_empties: u32,
+        midgame: AlphaBetaConfig,
+        eval: Arc<dyn search::Evaluator<Othello<N>>>,
+    ) -> Self {
+        let time = midgame.time;
+        Self::with_midgame(exact_empties, time, Box::new(AlphaBeta::new(eval, midgame)))
+    }
+
+    /// Exact from `exact_empties` empties, `midgame` before (with `time` per move as its own
+    /// clock when the budget names none).
+    #[must_use]
+    pub fn with_midgame(
+        exact_empties: u32,
+        time: Option<Duration>,
+        midgame: Box<dyn Agent<Othello<N>>>,
+    ) -> Self {
         SolverAgent {
             solver: Solver::new(if N == 8 { 22 } else { 20 }),
-            time: midgame.time,
-            midgame: AlphaBeta::new(Arc::new(Heuristic::<N>::default()), midgame),
+            time,
+            midgame,
             exact_empties,
             reach: Self::default_reach(),
+            name: "solver",
         }
+    }
+
+    /// The same agent under another name (its spec's).
+    #[must_use]
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
     }
 
     /// This agent trying exact solves under a time limit from `reach` empties (not beyond what
@@ -98,7 +129,7 @@ fn proven(margin: i32) -> i32 {
 
 impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
     fn name(&self) -> String {
-        "solver".into()
+        self.name.into()
     }
 
     fn new_game(&mut self) {

@@ -96,3 +96,100 @@ pub fn endgame(
     }
     report
 }
+
+/// One searched midgame position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MidgameRow {
+    /// Position number (1-based).
+    pub number: usize,
+    /// Empty squares.
+    pub empties: u32,
+    /// The score found, in the evaluation's units.
+    pub score: i32,
+    /// The best move found.
+    pub best: Option<Move>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+/// A whole midgame run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MidgameReport {
+    /// Every position, in order.
+    pub rows: Vec<MidgameRow>,
+    /// Nodes of every position.
+    pub nodes: u64,
+    /// Time of every position.
+    pub elapsed: Duration,
+    /// FNV-1a over the node counts in order.
+    pub checksum: NodeChecksum,
+}
+
+/// The fixed midgame positions of the benchmark: from the start, moves drawn by a SplitMix64
+/// sequence (seeded by the position's number) until 20 to 39 discs are on the board.
+#[must_use]
+pub fn midgame_positions(count: usize) -> Vec<othello::Othello8> {
+    use game::Game;
+    let mut out = Vec::with_capacity(count);
+    let mut number = 0u64;
+    while out.len() < count {
+        number += 1;
+        let mut state = number.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let discs = 20 + next() % 20;
+        let mut pos = othello::Othello8::new();
+        while !pos.is_over() && u64::from(64 - pos.empty().count_ones()) < discs {
+            let moves = pos.legal_moves();
+            pos = pos.play_unchecked(moves[(next() % moves.len() as u64) as usize]);
+        }
+        if !pos.is_over() && pos.moves() != 0 {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// Searches the first `count` [`midgame_positions`] to `depth` plies with the bundled pattern
+/// evaluation on `threads` threads (node counts are deterministic on one), each from a cleared
+/// table, calling `on_row` after each.
+pub fn midgame(
+    count: usize,
+    depth: u32,
+    threads: usize,
+    mut on_row: impl FnMut(&MidgameRow),
+) -> MidgameReport {
+    let mut search = crate::midgame::Midgame::new(crate::pattern::bundled(), 20);
+    let mut report = MidgameReport {
+        rows: Vec::new(),
+        nodes: 0,
+        elapsed: Duration::ZERO,
+        checksum: NodeChecksum::new(),
+    };
+    for (i, pos) in midgame_positions(count).iter().enumerate() {
+        search.clear();
+        let start = std::time::Instant::now();
+        let r = search.search_threads(pos, depth, None, None, threads);
+        let row = MidgameRow {
+            number: i + 1,
+            empties: pos.empty().count_ones(),
+            score: r.score,
+            best: r.best,
+            nodes: r.nodes,
+            elapsed: start.elapsed(),
+        };
+        on_row(&row);
+        report.nodes += row.nodes;
+        report.elapsed += row.elapsed;
+        report.checksum.nodes(row.nodes);
+        report.rows.push(row);
+    }
+    report
+}

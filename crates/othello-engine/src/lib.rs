@@ -4,10 +4,15 @@
 
 mod agent;
 pub mod bench;
+pub mod book;
 mod eval;
+pub mod level;
+pub mod midgame;
 pub mod obf;
+pub mod pattern;
 mod solver;
 mod stability;
+pub mod train;
 
 pub use agent::SolverAgent;
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};

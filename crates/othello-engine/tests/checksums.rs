@@ -79,3 +79,12 @@ fn portable_kernel_searches_the_same_tree_as_the_dispatched_one() {
         assert_eq!((a.score, a.best, a.nodes), (b.score, b.best, b.nodes));
     }
 }
+
+/// `stonelab bench midgame --depth 6`: the midgame search's node counts on its 20 fixed
+/// positions (bundled weights, one thread). Changes with the search or the bundled weights.
+#[test]
+fn midgame_depth_6_checksum() {
+    let report = othello_engine::bench::midgame(20, 6, 1, |_| {});
+    assert_eq!(report.rows.len(), 20);
+    assert_eq!(report.checksum.to_string(), "9d4e5e01c5d08507");
+}

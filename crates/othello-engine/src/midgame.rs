@@ -1,0 +1,918 @@
+//! The midgame search of the `othello` engine: principal-variation search on bitboards with the
+//! pattern features updated incrementally, a transposition table, ordering by shallow searches
+//! and the evaluation, iterative deepening with aspiration windows, and exact search where the
+//! remaining depth reaches the end.
+//!
+//! Scores are in the evaluation's units (`1/scale` discs, 64 per disc for the bundled weights);
+//! a finished game scores its disc margin (empties to the winner) in the same units.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use game::Game;
+use othello::bitboard::{flips, legal_moves};
+use othello::{Move, Othello8, Square};
+
+use crate::pattern::{Features, PatternEval};
+use crate::Solver;
+
+/// The largest score magnitude: a 64-disc win.
+const INF: i32 = i16::MAX as i32;
+
+/// Nodes between two looks at the clock.
+const CHECK_EVERY: u64 = 4096;
+
+/// Multi-ProbCut applies from this depth.
+pub const PROBCUT_MIN_DEPTH: u32 = 3;
+
+/// The shallow search that predicts a `depth`-ply one in Multi-ProbCut: about half as deep,
+/// the same parity (3→1, 4→2, 5→3, 6→2, 8→4, 10→4, 12→6).
+#[must_use]
+pub fn shallow_depth(depth: u32) -> u32 {
+    if depth.is_multiple_of(2) {
+        2 * (depth / 4)
+    } else {
+        1 + 2 * ((depth - 1) / 4)
+    }
+}
+
+/// One Multi-ProbCut regression: `v_deep ≈ a · v_shallow + b`, residual deviation `sigma`
+/// (evaluation units).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProbCutParams {
+    /// Slope.
+    pub a: f32,
+    /// Intercept.
+    pub b: f32,
+    /// Standard deviation of the residuals.
+    pub sigma: f32,
+    /// Pairs the fit used.
+    pub samples: u32,
+}
+
+/// Multi-ProbCut regressions per depth and per 10 empties, fitted from searches
+/// (`stonelab train probcut`). Depths beyond the table use its deepest row.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ProbCut {
+    /// `(depth, empties / 10) -> params`, sorted.
+    pub rows: Vec<(u32, u32, ProbCutParams)>,
+}
+
+impl ProbCut {
+    /// The regression for a node `depth` plies deep with `empties` empty squares.
+    #[must_use]
+    pub fn get(&self, depth: u32, empties: u32) -> Option<ProbCutParams> {
+        let bucket = empties / 10;
+        let deepest = self.rows.iter().map(|r| r.0).max()?;
+        let d = depth.min(deepest);
+        self.rows
+            .iter()
+            .find(|r| r.0 == d && r.1 == bucket)
+            .map(|r| r.2)
+    }
+
+    /// The text form: one line per row, `depth bucket a b sigma samples`; `#` comments.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut out = String::from(
+            "# stonelab Multi-ProbCut regressions: depth, empties/10, a, b, sigma (1/64 discs), pairs\n",
+        );
+        for (d, b, p) in &self.rows {
+            out.push_str(&format!(
+                "{d} {b} {} {} {} {}\n",
+                p.a, p.b, p.sigma, p.samples
+            ));
+        }
+        out
+    }
+
+    /// Reads the text form.
+    ///
+    /// # Errors
+    /// The line and what is wrong with it.
+    pub fn from_text(text: &str) -> Result<ProbCut, String> {
+        let mut rows = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let bad = || format!("line {}: expected `depth bucket a b sigma samples`", i + 1);
+            if f.len() != 6 {
+                return Err(bad());
+            }
+            let depth: u32 = f[0].parse().map_err(|_| bad())?;
+            let bucket: u32 = f[1].parse().map_err(|_| bad())?;
+            let p = ProbCutParams {
+                a: f[2].parse().map_err(|_| bad())?,
+                b: f[3].parse().map_err(|_| bad())?,
+                sigma: f[4].parse().map_err(|_| bad())?,
+                samples: f[5].parse().map_err(|_| bad())?,
+            };
+            let finite = p.a.is_finite() && p.b.is_finite() && p.sigma.is_finite();
+            if !(finite && p.sigma >= 0.0 && (PROBCUT_MIN_DEPTH..=60).contains(&depth))
+                || bucket > 6
+            {
+                return Err(format!("line {}: values out of range", i + 1));
+            }
+            rows.push((depth, bucket, p));
+        }
+        rows.sort_by_key(|r| (r.0, r.1));
+        Ok(ProbCut { rows })
+    }
+}
+
+/// The bundled Multi-ProbCut regressions (`models/othello8-probcut.txt`, made by
+/// `stonelab train probcut` for the bundled pattern weights).
+pub static BUNDLED_PROBCUT: &str = include_str!("../../../models/othello8-probcut.txt");
+
+/// The bundled regressions, parsed once (an unreadable bundle reads as no regressions; a test
+/// checks that it parses).
+#[must_use]
+pub fn bundled_probcut() -> Arc<ProbCut> {
+    static TABLE: std::sync::LazyLock<Arc<ProbCut>> = std::sync::LazyLock::new(|| {
+        Arc::new(ProbCut::from_text(BUNDLED_PROBCUT).unwrap_or_default())
+    });
+    TABLE.clone()
+}
+
+/// More moves than any Othello position has (the most known is 33).
+const MAX_MOVES: usize = 40;
+
+/// No move in a table entry.
+const NO_MOVE: u8 = 255;
+
+/// A position with its features.
+#[derive(Clone, Copy)]
+struct Node {
+    p: u64,
+    o: u64,
+    f: Features,
+}
+
+impl Node {
+    #[inline]
+    fn play(&self, sq: u32, flipped: u64) -> Node {
+        Node {
+            p: self.o ^ flipped,
+            o: self.p | flipped | 1u64 << sq,
+            f: self.f.after(sq, flipped),
+        }
+    }
+
+    #[inline]
+    fn pass(&self) -> Node {
+        let mut f = self.f;
+        f.pass();
+        Node {
+            p: self.o,
+            o: self.p,
+            f,
+        }
+    }
+
+    fn empties(&self) -> u32 {
+        (!(self.p | self.o)).count_ones()
+    }
+}
+
+/// The final margin for the side to move, empties to the winner.
+fn final_margin(p: u64, o: u64) -> i32 {
+    let (mine, theirs) = (p.count_ones() as i32, o.count_ones() as i32);
+    let empty = 64 - mine - theirs;
+    match mine.cmp(&theirs) {
+        std::cmp::Ordering::Greater => mine - theirs + empty,
+        std::cmp::Ordering::Less => mine - theirs - empty,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+/// A table entry as read back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Entry {
+    lower: i16,
+    upper: i16,
+    depth: u8,
+    best: u8,
+}
+
+impl Entry {
+    fn pack(self) -> u64 {
+        // Bit 48 marks a used slot.
+        u64::from(self.lower as u16)
+            | u64::from(self.upper as u16) << 16
+            | u64::from(self.depth) << 32
+            | u64::from(self.best) << 40
+            | 1 << 48
+    }
+
+    fn unpack(data: u64) -> Entry {
+        Entry {
+            lower: data as u16 as i16,
+            upper: (data >> 16) as u16 as i16,
+            depth: (data >> 32) as u8,
+            best: (data >> 40) as u8,
+        }
+    }
+}
+
+/// Bounds found for positions, two slots a bucket (the deeper search, and the latest), shared
+/// by every thread of a search without locks: a slot holds `player ^ data`, `opponent ^ data`
+/// and `data`, so a slot torn by two writers fails the key check and reads as empty.
+pub struct Table {
+    slots: Vec<[AtomicU64; 3]>,
+    mask: usize,
+}
+
+impl Table {
+    /// A table of `2^bits` slots (24 bytes each).
+    #[must_use]
+    pub fn new(bits: u32) -> Table {
+        let len = 1usize << bits.clamp(4, 28);
+        Table {
+            slots: (0..len)
+                .map(|_| [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)])
+                .collect(),
+            mask: len - 2,
+        }
+    }
+
+    #[inline]
+    fn index(&self, p: u64, o: u64) -> usize {
+        let h = p.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ o.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+        ((h ^ (h >> 29)) as usize) & self.mask
+    }
+
+    #[inline]
+    fn read(&self, i: usize, p: u64, o: u64) -> Option<Entry> {
+        let s = &self.slots[i];
+        let data = s[2].load(Ordering::Relaxed);
+        let kp = s[0].load(Ordering::Relaxed) ^ data;
+        let ko = s[1].load(Ordering::Relaxed) ^ data;
+        (data >> 48 == 1 && kp == p && ko == o).then(|| Entry::unpack(data))
+    }
+
+    #[inline]
+    fn probe(&self, p: u64, o: u64) -> Option<Entry> {
+        let i = self.index(p, o);
+        self.read(i, p, o).or_else(|| self.read(i + 1, p, o))
+    }
+
+    fn write(&self, i: usize, p: u64, o: u64, e: Entry) {
+        let data = e.pack();
+        let s = &self.slots[i];
+        s[0].store(p ^ data, Ordering::Relaxed);
+        s[1].store(o ^ data, Ordering::Relaxed);
+        s[2].store(data, Ordering::Relaxed);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store(&self, p: u64, o: u64, depth: u32, alpha: i32, beta: i32, score: i32, best: u8) {
+        let i = self.index(p, o);
+        let (lower, upper) = if score >= beta {
+            (score, INF)
+        } else if score <= alpha {
+            (-INF, score)
+        } else {
+            (score, score)
+        };
+        let depth = depth.min(255) as u8;
+        let mut e = Entry {
+            lower: lower as i16,
+            upper: upper as i16,
+            depth,
+            best,
+        };
+        // The same position at the same depth: keep both bounds.
+        for k in [i, i + 1] {
+            if let Some(old) = self.read(k, p, o) {
+                if old.depth == depth {
+                    e.lower = e.lower.max(old.lower);
+                    e.upper = e.upper.min(old.upper);
+                    if best == NO_MOVE {
+                        e.best = old.best;
+                    }
+                }
+                if old.depth <= depth || k == i + 1 {
+                    self.write(k, p, o, e);
+                    return;
+                }
+            }
+        }
+        // The first slot keeps the deeper search; the second takes the rest.
+        let first = self.slots[i][2].load(Ordering::Relaxed);
+        let slot = if first >> 48 == 0 || Entry::unpack(first).depth <= depth {
+            i
+        } else {
+            i + 1
+        };
+        self.write(slot, p, o, e);
+    }
+
+    /// Empties every slot.
+    pub fn clear(&self) {
+        for s in &self.slots {
+            for w in s {
+                w.store(0, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Bytes held.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * 24
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The best move found (`Pass` when forced), `None` when the game is over.
+    pub best: Option<Move>,
+    /// Its score for the side to move, in the evaluation's units.
+    pub score: i32,
+    /// The deepest iteration completed.
+    pub depth: u32,
+    /// Whether the score is the exact final margin (the search reached every end).
+    pub exact: bool,
+    /// The expected line.
+    pub pv: Vec<Move>,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// The midgame searcher: owns its table and a solver for the nodes near the end.
+pub struct Midgame {
+    eval: Arc<PatternEval>,
+    table: Arc<Table>,
+    /// Set by the thread that finishes first: helpers stop.
+    stop: Arc<AtomicBool>,
+    solver: Solver<8>,
+    nodes: u64,
+    deadline: Option<Instant>,
+    node_limit: Option<u64>,
+    stopped: bool,
+    probcut: Option<(Arc<ProbCut>, f64)>,
+}
+
+impl Midgame {
+    /// A searcher over `eval` with a table of `2^table_bits` entries (24 bytes each).
+    #[must_use]
+    pub fn new(eval: Arc<PatternEval>, table_bits: u32) -> Midgame {
+        Midgame {
+            eval,
+            table: Arc::new(Table::new(table_bits)),
+            stop: Arc::new(AtomicBool::new(false)),
+            solver: Solver::new(16),
+            nodes: 0,
+            deadline: None,
+            node_limit: None,
+            stopped: false,
+            probcut: None,
+        }
+    }
+
+    /// This searcher cutting by Multi-ProbCut at `t` standard deviations (None: every move is
+    /// searched to full depth).
+    #[must_use]
+    pub fn with_probcut(mut self, probcut: Option<(Arc<ProbCut>, f64)>) -> Midgame {
+        self.probcut = probcut.filter(|(_, t)| t.is_finite() && *t > 0.0);
+        self
+    }
+
+    /// Forgets every stored bound.
+    pub fn clear(&mut self) {
+        self.table.clear();
+        self.solver.clear();
+    }
+
+    /// Bytes held by the tables.
+    #[must_use]
+    pub fn table_bytes(&self) -> usize {
+        self.table.bytes() + self.solver.table_bytes()
+    }
+
+    /// The evaluation's units per disc.
+    #[must_use]
+    pub fn scale(&self) -> i32 {
+        self.eval.scale()
+    }
+
+    /// The static evaluation of a position for its side to move (clamped inside ±64 discs).
+    #[must_use]
+    pub fn evaluate(&self, pos: &Othello8) -> i32 {
+        let f = Features::from_scratch(pos.player(), pos.opponent());
+        self.leaf(&Node {
+            p: pos.player(),
+            o: pos.opponent(),
+            f,
+        })
+    }
+
+    #[inline]
+    fn leaf(&self, n: &Node) -> i32 {
+        let limit = 64 * self.eval.scale() - 1;
+        self.eval.evaluate(&n.f, n.p, n.o).clamp(-limit, limit)
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            let late = self.deadline.is_some_and(|d| Instant::now() >= d);
+            let spent = self.node_limit.is_some_and(|n| self.nodes >= n);
+            self.stopped = late || spent || self.stop.load(Ordering::Relaxed);
+        }
+        self.stopped
+    }
+
+    /// Exact score (evaluation units) of a node with a window, by the endgame solver.
+    fn exact(&mut self, n: &Node, alpha: i32, beta: i32) -> i32 {
+        let scale = self.eval.scale();
+        // Disc bounds that contain the window.
+        let lo = alpha.div_euclid(scale);
+        let hi = -((-beta).div_euclid(scale));
+        let pos = match Othello8::from_bitboards(n.p, n.o, game::Color::Black) {
+            Ok(pos) => pos,
+            Err(_) => return 0,
+        };
+        let s = self.solver.solve_window(&pos, lo.max(-65), hi.min(65));
+        self.nodes += s.nodes;
+        s.score * scale
+    }
+
+    /// Moves of `n` in search order (into `list`, returning how many): the table move, then by
+    /// the ordering score.
+    fn ordered(
+        &mut self,
+        n: &Node,
+        moves: u64,
+        depth: u32,
+        table_move: u8,
+        list: &mut [(i32, u32, u64); MAX_MOVES],
+    ) -> usize {
+        let mut len = 0;
+        let mut m = moves;
+        while m != 0 && len < MAX_MOVES {
+            let sq = m.trailing_zeros();
+            m &= m - 1;
+            let f = flips(sq, n.p, n.o);
+            let score = if sq as u8 == table_move {
+                i32::MAX
+            } else {
+                let child = n.play(sq, f);
+                // Fewer replies for the opponent first; the evaluation breaks ties, and deep
+                // nodes look one or two plies further.
+                let replies = legal_moves(child.p, child.o).count_ones() as i32;
+                let value = if depth >= 6 {
+                    let shallow = if depth >= 10 { 2 } else { 1 };
+                    -self.pvs(&child, shallow, -INF, INF, false)
+                } else if depth >= 3 {
+                    -self.leaf(&child)
+                } else {
+                    0
+                };
+                value - replies * self.eval.scale() * 2
+            };
+            list[len] = (score, sq, f);
+            len += 1;
+        }
+        list[..len].sort_unstable_by_key(|m| std::cmp::Reverse(m.0));
+        len
+    }
+
+    /// Negamax principal-variation search of `n` to `depth` plies in the window.
+    fn pvs(&mut self, n: &Node, depth: u32, mut alpha: i32, beta: i32, pv: bool) -> i32 {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            return 0;
+        }
+        let empties = n.empties();
+        if depth == 0 {
+            return self.leaf(n);
+        }
+        if depth >= empties {
+            // The search would reach every end: the solver does it faster.
+            return self.exact(n, alpha, beta);
+        }
+        let moves = legal_moves(n.p, n.o);
+        if moves == 0 {
+            if legal_moves(n.o, n.p) == 0 {
+                return final_margin(n.p, n.o) * self.eval.scale();
+            }
+            return -self.pvs(&n.pass(), depth, -beta, -alpha, pv);
+        }
+        let mut table_move = NO_MOVE;
+        if let Some(e) = self.table.probe(n.p, n.o) {
+            table_move = e.best;
+            if u32::from(e.depth) >= depth && !pv {
+                let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
+                if lower >= beta {
+                    return lower;
+                }
+                if upper <= alpha {
+                    return upper;
+                }
+                if lower == upper {
+                    return lower;
+                }
+            }
+        }
+        if !pv && depth >= PROBCUT_MIN_DEPTH {
+            if let Some(cut) = self.probcut(n, depth, empties, alpha, beta) {
+                return cut;
+            }
+        }
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = NO_MOVE;
+        let mut list = [(0i32, 0u32, 0u64); MAX_MOVES];
+        let len = self.ordered(n, moves, depth, table_move, &mut list);
+        for (k, &(_, sq, f)) in list[..len].iter().enumerate() {
+            let child = n.play(sq, f);
+            let score = if k == 0 {
+                -self.pvs(&child, depth - 1, -beta, -alpha, pv)
+            } else {
+                let s = -self.pvs(&child, depth - 1, -alpha - 1, -alpha, false);
+                if s > alpha && s < beta && pv {
+                    -self.pvs(&child, depth - 1, -beta, -alpha, true)
+                } else {
+                    s
+                }
+            };
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = sq as u8;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.table
+            .store(n.p, n.o, depth, alpha0, beta, best, best_move);
+        best
+    }
+
+    /// Multi-ProbCut: a shallow null-window search predicts the deep one; when the prediction
+    /// is `t` standard deviations outside the window, the node is cut.
+    fn probcut(
+        &mut self,
+        n: &Node,
+        depth: u32,
+        empties: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> Option<i32> {
+        let (params, t) = {
+            let (table, t) = self.probcut.as_ref()?;
+            (table.get(depth, empties)?, *t)
+        };
+        let shallow = shallow_depth(depth);
+        let (a, b, sigma) = (
+            f64::from(params.a),
+            f64::from(params.b),
+            f64::from(params.sigma),
+        );
+        if a <= 0.0 {
+            return None;
+        }
+        // Fail high: v_deep >= beta is likely when a·v_shallow + b − t·σ >= beta.
+        let high = ((f64::from(beta) + t * sigma - b) / a).ceil();
+        if high < f64::from(INF) && high > f64::from(-INF) {
+            let bound = high as i32;
+            if self.pvs(n, shallow, bound - 1, bound, false) >= bound {
+                return Some(beta);
+            }
+        }
+        if self.stopped {
+            return Some(0);
+        }
+        let low = ((f64::from(alpha) - t * sigma - b) / a).floor();
+        if low > f64::from(-INF) && low < f64::from(INF) {
+            let bound = low as i32;
+            if self.pvs(n, shallow, bound, bound + 1, false) <= bound {
+                return Some(alpha);
+            }
+        }
+        None
+    }
+
+    fn pv_line(&self, pos: &Othello8, first: Move, max: usize) -> Vec<Move> {
+        let mut line = vec![first];
+        let mut p = pos.play_unchecked(first);
+        while line.len() < max && !p.is_over() {
+            let mv = if p.moves() == 0 {
+                Move::Pass
+            } else {
+                match self.table.probe(p.player(), p.opponent()) {
+                    Some(e) if e.best != NO_MOVE => match Square::from_index(u32::from(e.best)) {
+                        Some(sq) if p.moves() & sq.bit() != 0 => Move::Place(sq),
+                        _ => break,
+                    },
+                    _ => break,
+                }
+            };
+            line.push(mv);
+            p = p.play_unchecked(mv);
+        }
+        line
+    }
+
+    /// Searches `pos` by iterative deepening to `depth` plies, stopping early at `time` or
+    /// `nodes` (the last completed iteration's answer stands; the first always completes).
+    pub fn search(
+        &mut self,
+        pos: &Othello8,
+        depth: u32,
+        time: Option<Duration>,
+        nodes: Option<u64>,
+    ) -> SearchResult {
+        let start = Instant::now();
+        self.nodes = 0;
+        self.stopped = false;
+        let moves = pos.moves();
+        if moves == 0 {
+            let over = pos.is_over();
+            let n = Node {
+                p: pos.player(),
+                o: pos.opponent(),
+                f: Features::from_scratch(pos.player(), pos.opponent()),
+            };
+            let score = if over {
+                final_margin(n.p, n.o) * self.eval.scale()
+            } else {
+                -self.pvs(&n.pass(), depth.max(1), -INF, INF, true)
+            };
+            return SearchResult {
+                best: (!over).then_some(Move::Pass),
+                score,
+                depth,
+                exact: over,
+                pv: if over { Vec::new() } else { vec![Move::Pass] },
+                nodes: self.nodes,
+            };
+        }
+        let root = Node {
+            p: pos.player(),
+            o: pos.opponent(),
+            f: Features::from_scratch(pos.player(), pos.opponent()),
+        };
+        let empties = root.empties();
+        let max_depth = depth.clamp(1, empties);
+        let mut result: Option<SearchResult> = None;
+        for d in 1..=max_depth {
+            // The first iteration always finishes; later ones may be cut by the budget.
+            self.deadline = if d == 1 {
+                None
+            } else {
+                time.map(|t| start + t)
+            };
+            self.node_limit = if d == 1 { None } else { nodes };
+            let guess = result.as_ref().map_or(0, |r| r.score);
+            let (score, best) = self.root(&root, d, guess);
+            if self.stopped {
+                break;
+            }
+            // The root always stores its best move; the first legal move is a fallback only.
+            let sq = if best != NO_MOVE && moves >> best & 1 == 1 {
+                u32::from(best)
+            } else {
+                moves.trailing_zeros()
+            };
+            let Some(sq) = Square::from_index(sq) else {
+                break;
+            };
+            let mv = Move::Place(sq);
+            let exact = d >= empties;
+            result = Some(SearchResult {
+                best: Some(mv),
+                score,
+                depth: d,
+                exact,
+                pv: self.pv_line(pos, mv, d as usize),
+                nodes: self.nodes,
+            });
+            if exact {
+                break;
+            }
+            // Not worth starting an iteration that cannot finish: each costs several times the
+            // last.
+            if let Some(t) = time {
+                if start.elapsed() * 3 > t {
+                    break;
+                }
+            }
+        }
+        let mut r = result.unwrap_or_else(|| SearchResult {
+            best: Square::from_index(moves.trailing_zeros()).map(Move::Place),
+            score: 0,
+            depth: 0,
+            exact: false,
+            pv: Vec::new(),
+            nodes: 0,
+        });
+        r.nodes = self.nodes;
+        r
+    }
+
+    /// A helper for a parallel search: this searcher's evaluation, table, stop flag and
+    /// selectivity, its own solver.
+    fn helper(&self) -> Midgame {
+        Midgame {
+            eval: self.eval.clone(),
+            table: self.table.clone(),
+            stop: self.stop.clone(),
+            solver: Solver::new(16),
+            nodes: 0,
+            deadline: None,
+            node_limit: None,
+            stopped: false,
+            probcut: self.probcut.clone(),
+        }
+    }
+
+    /// [`search`](Self::search) on `threads` threads (lazy SMP): helpers search the same root
+    /// through the shared table, every other one a ply deeper, until this thread finishes; its
+    /// answer stands. Nodes count every thread's. One thread is exactly `search`.
+    pub fn search_threads(
+        &mut self,
+        pos: &Othello8,
+        depth: u32,
+        time: Option<Duration>,
+        nodes: Option<u64>,
+        threads: usize,
+    ) -> SearchResult {
+        if threads <= 1 {
+            return self.search(pos, depth, time, nodes);
+        }
+        self.stop.store(false, Ordering::Relaxed);
+        let mut helpers: Vec<Midgame> = (1..threads).map(|_| self.helper()).collect();
+        let (mut result, helper_nodes) = std::thread::scope(|scope| {
+            let handles: Vec<_> = helpers
+                .iter_mut()
+                .enumerate()
+                .map(|(k, h)| {
+                    scope.spawn(move || {
+                        h.search(pos, depth + (k as u32 % 2), None, None);
+                        h.nodes
+                    })
+                })
+                .collect();
+            let r = self.search(pos, depth, time, nodes);
+            self.stop.store(true, Ordering::Relaxed);
+            let helper_nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+            (r, helper_nodes)
+        });
+        self.stop.store(false, Ordering::Relaxed);
+        result.nodes += helper_nodes;
+        result
+    }
+
+    /// The score of every iteration 1..=`depth` of a full-width search (no budget): what
+    /// Multi-ProbCut's regressions are fitted on.
+    pub fn iteration_scores(&mut self, pos: &Othello8, depth: u32) -> Vec<i32> {
+        self.nodes = 0;
+        self.stopped = false;
+        self.deadline = None;
+        self.node_limit = None;
+        let root = Node {
+            p: pos.player(),
+            o: pos.opponent(),
+            f: Features::from_scratch(pos.player(), pos.opponent()),
+        };
+        if pos.moves() == 0 {
+            return Vec::new();
+        }
+        let mut scores: Vec<i32> = Vec::new();
+        for d in 1..=depth.min(root.empties()) {
+            let guess = scores.last().copied().unwrap_or(0);
+            scores.push(self.root(&root, d, guess).0);
+        }
+        scores
+    }
+
+    /// One root iteration with an aspiration window around `guess`: (score, best square).
+    fn root(&mut self, root: &Node, depth: u32, guess: i32) -> (i32, u8) {
+        let scale = self.eval.scale();
+        let mut delta = 2 * scale;
+        let (mut lo, mut hi) = if depth <= 2 {
+            (-INF, INF)
+        } else {
+            ((guess - delta).max(-INF), (guess + delta).min(INF))
+        };
+        loop {
+            let score = self.pvs(root, depth, lo, hi, true);
+            if self.stopped {
+                return (0, NO_MOVE);
+            }
+            if score <= lo && lo > -INF {
+                lo = (score - delta).max(-INF);
+            } else if score >= hi && hi < INF {
+                hi = (score + delta).min(INF);
+            } else {
+                let best = self.table.probe(root.p, root.o).map_or(NO_MOVE, |e| e.best);
+                return (score, best);
+            }
+            delta *= 2;
+        }
+    }
+}
+
+/// The midgame searcher as an agent: iterative deepening to its depth, within its time.
+pub struct MidgameAgent {
+    search: Midgame,
+    depth: u32,
+    time: Option<Duration>,
+    threads: usize,
+}
+
+impl MidgameAgent {
+    /// Searches `depth` plies (at most), within `time` per move when given.
+    #[must_use]
+    pub fn new(eval: Arc<PatternEval>, depth: u32, time: Option<Duration>) -> MidgameAgent {
+        MidgameAgent {
+            search: Midgame::new(eval, 20),
+            depth,
+            time,
+            threads: 1,
+        }
+    }
+
+    /// This agent searching on `threads` threads (lazy SMP).
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> MidgameAgent {
+        self.threads = threads.clamp(1, 256);
+        self
+    }
+
+    /// This agent cutting by Multi-ProbCut at `t` standard deviations.
+    #[must_use]
+    pub fn with_probcut(mut self, table: Arc<ProbCut>, t: f64) -> MidgameAgent {
+        self.search = self.search.with_probcut(Some((table, t)));
+        self
+    }
+}
+
+impl search::Agent<Othello8> for MidgameAgent {
+    fn name(&self) -> String {
+        "othello".into()
+    }
+
+    fn new_game(&mut self) {
+        self.search.clear();
+    }
+
+    fn table_bytes(&self) -> usize {
+        self.search.table_bytes()
+    }
+
+    fn select(
+        &mut self,
+        pos: &Othello8,
+        budget: &search::Budget,
+    ) -> Result<search::Decision<Move>, search::AgentError> {
+        if pos.is_over() {
+            return Err(search::AgentError::GameOver);
+        }
+        let time = budget.time.or(self.time);
+        // A clock without a depth searches as deep as the clock allows.
+        let depth = budget.depth.unwrap_or(if budget.time.is_some() {
+            60
+        } else {
+            self.depth
+        });
+        let r = self
+            .search
+            .search_threads(pos, depth, time, budget.nodes, self.threads);
+        let mv = r.best.ok_or(search::AgentError::GameOver)?;
+        let scale = self.search.scale();
+        let score = if r.exact {
+            let margin = r.score / scale;
+            if margin < 0 {
+                -search::WIN + margin
+            } else {
+                search::WIN + margin
+            }
+        } else {
+            r.score * 100 / scale
+        };
+        Ok(search::Decision {
+            mv,
+            score: Some(score),
+            pv: r.pv,
+            depth: Some(r.depth),
+            nodes: r.nodes,
+            scale: search::ScoreScale::Centi,
+        })
+    }
+}

@@ -1,0 +1,846 @@
+//! The learned pattern evaluation of 8x8 Othello: 46 board lines and corner regions read in base
+//! 3, symmetric readings sharing one weight, six global features, weights per game stage.
+//!
+//! The pattern set (each shape and its instances, drawn at the `a1` corner and mapped by the 8
+//! board symmetries):
+//!
+//! | shape | squares | instances | weights (distinct configurations) |
+//! |---|---:|---:|---:|
+//! | `corner3x3`: a1–c3 | 9 | 4 | 10,206 |
+//! | `corner2x5`: a1–e2 | 10 | 8 | 59,049 |
+//! | `edge2x`: rank 1 and the X-squares b2, g2 | 10 | 4 | 29,646 |
+//! | `row2`, `row3`, `row4`: ranks 2, 3, 4 | 8 | 4 each | 3,321 each |
+//! | `diag8`: a1–h8 | 8 | 2 | 3,321 |
+//! | `diag7`, `diag6`, `diag5`, `diag4` | 7–4 | 4 each | 1,134, 378, 135, 45 |
+//!
+//! A square reads 0 (empty), 1 (the side to move) or 2 (the other side); the first square of an
+//! instance is the lowest digit. Two readings of one instance that a board symmetry maps onto each
+//! other (a row read left to right or right to left, a corner region across its diagonal) share
+//! a weight, so the evaluation is the same on all 8 symmetric boards (tested).
+//!
+//! Globals (per stage, weights in the same units): a bias, odd empties, the mobility of each
+//! side, and the potential mobility (empty squares next to the other side's discs) of each side.
+//!
+//! [`Features`] keeps every instance's index for both sides' views and updates them on each move
+//! (tested equal to [`Features::from_scratch`], the slow twin, on random games).
+//! [`PatternWeights`] is the versioned, checksummed file (`i16` weights, zero runs packed).
+
+use std::sync::LazyLock;
+
+use othello::bitboard::{legal_moves, neighbours};
+
+/// The id of the pattern set defined here; a weight file for another set is refused.
+pub const PATTERN_SET: u16 = 1;
+
+/// The number of pattern instances on the board.
+pub const INSTANCES: usize = 46;
+
+/// The global features after the patterns: bias, odd empties, mobility (mover, other),
+/// potential mobility (mover, other).
+pub const GLOBALS: usize = 6;
+
+/// The most instances one square belongs to.
+const MAX_PER_SQUARE: usize = 12;
+
+/// A base shape: its name and its squares as (rank, file) at the `a1` corner, in reading order.
+struct Shape {
+    name: &'static str,
+    squares: &'static [(u8, u8)],
+}
+
+const SHAPES: [Shape; 11] = [
+    Shape {
+        name: "corner3x3",
+        squares: &[
+            (0, 0),
+            (0, 1),
+            (1, 0),
+            (1, 1),
+            (0, 2),
+            (2, 0),
+            (1, 2),
+            (2, 1),
+            (2, 2),
+        ],
+    },
+    Shape {
+        name: "corner2x5",
+        squares: &[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+        ],
+    },
+    Shape {
+        name: "edge2x",
+        squares: &[
+            (0, 0),
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (0, 6),
+            (0, 7),
+            (1, 1),
+            (1, 6),
+        ],
+    },
+    Shape {
+        name: "row2",
+        squares: &[
+            (1, 0),
+            (1, 1),
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (1, 5),
+            (1, 6),
+            (1, 7),
+        ],
+    },
+    Shape {
+        name: "row3",
+        squares: &[
+            (2, 0),
+            (2, 1),
+            (2, 2),
+            (2, 3),
+            (2, 4),
+            (2, 5),
+            (2, 6),
+            (2, 7),
+        ],
+    },
+    Shape {
+        name: "row4",
+        squares: &[
+            (3, 0),
+            (3, 1),
+            (3, 2),
+            (3, 3),
+            (3, 4),
+            (3, 5),
+            (3, 6),
+            (3, 7),
+        ],
+    },
+    Shape {
+        name: "diag8",
+        squares: &[
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (3, 3),
+            (4, 4),
+            (5, 5),
+            (6, 6),
+            (7, 7),
+        ],
+    },
+    Shape {
+        name: "diag7",
+        squares: &[(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7)],
+    },
+    Shape {
+        name: "diag6",
+        squares: &[(0, 2), (1, 3), (2, 4), (3, 5), (4, 6), (5, 7)],
+    },
+    Shape {
+        name: "diag5",
+        squares: &[(0, 3), (1, 4), (2, 5), (3, 6), (4, 7)],
+    },
+    Shape {
+        name: "diag4",
+        squares: &[(0, 4), (1, 5), (2, 6), (3, 7)],
+    },
+];
+
+/// The 8 symmetries of the board, as maps of (rank, file).
+fn symmetry(s: usize, (r, c): (u8, u8)) -> (u8, u8) {
+    match s {
+        0 => (r, c),
+        1 => (r, 7 - c),
+        2 => (7 - r, c),
+        3 => (7 - r, 7 - c),
+        4 => (c, r),
+        5 => (c, 7 - r),
+        6 => (7 - c, r),
+        _ => (7 - c, 7 - r),
+    }
+}
+
+/// One shape's tables.
+pub struct ShapeInfo {
+    /// The shape's name.
+    pub name: &'static str,
+    /// Squares per instance.
+    pub len: usize,
+    /// Raw configurations, `3^len`.
+    pub raw: usize,
+    /// Start of this shape in a stage's raw table.
+    pub raw_offset: usize,
+    /// Distinct configurations (weights) after symmetric sharing.
+    pub distinct: usize,
+    /// Start of this shape in a stage's compact weights.
+    pub compact_offset: usize,
+    /// Raw index -> compact index (within the shape).
+    pub compact: Vec<u32>,
+}
+
+/// One instance: its shape and its squares (bit indices) in reading order.
+pub struct Instance {
+    /// Index into [`PatternSet::shapes`].
+    pub shape: usize,
+    /// Bit indices, the first the lowest base-3 digit.
+    pub squares: Vec<u8>,
+}
+
+/// The pattern set, computed once: shapes, instances, and per square the instances it is in.
+pub struct PatternSet {
+    /// The 11 shapes.
+    pub shapes: Vec<ShapeInfo>,
+    /// The 46 instances.
+    pub instances: Vec<Instance>,
+    /// Raw entries per stage (patterns only).
+    pub raw_total: usize,
+    /// Distinct weights per stage (patterns only).
+    pub compact_total: usize,
+    /// Per square: (instance, 3^position) for each instance containing it.
+    by_square: [[(u8, u16); MAX_PER_SQUARE]; 64],
+    by_square_len: [u8; 64],
+    /// Per instance: its raw offset (the instance's shape's `raw_offset`).
+    instance_offset: [u32; INSTANCES],
+}
+
+/// The pattern set.
+pub static SET: LazyLock<PatternSet> = LazyLock::new(PatternSet::build);
+
+fn pow3(k: usize) -> usize {
+    3usize.pow(k as u32)
+}
+
+impl PatternSet {
+    fn build() -> PatternSet {
+        let mut shapes = Vec::new();
+        let mut instances: Vec<Instance> = Vec::new();
+        let (mut raw_offset, mut compact_offset) = (0, 0);
+        for (id, shape) in SHAPES.iter().enumerate() {
+            let len = shape.squares.len();
+            let base: Vec<(u8, u8)> = shape.squares.to_vec();
+            let mut sets: Vec<Vec<(u8, u8)>> = Vec::new();
+            // Reading orders of the shape itself that a symmetry produces: permutations p with
+            // image[k] = base[p[k]].
+            let mut perms: Vec<Vec<usize>> = Vec::new();
+            for s in 0..8 {
+                let image: Vec<(u8, u8)> = base.iter().map(|&sq| symmetry(s, sq)).collect();
+                let mut key = image.clone();
+                key.sort_unstable();
+                let mut base_key = base.clone();
+                base_key.sort_unstable();
+                if key == base_key {
+                    let perm = image
+                        .iter()
+                        .map(|sq| base.iter().position(|b| b == sq).unwrap_or(0))
+                        .collect();
+                    perms.push(perm);
+                }
+                if !sets.contains(&key) {
+                    sets.push(key);
+                    instances.push(Instance {
+                        shape: id,
+                        squares: image.iter().map(|&(r, c)| r * 8 + c).collect(),
+                    });
+                }
+            }
+            let raw = pow3(len);
+            let mut compact = vec![u32::MAX; raw];
+            let mut distinct = 0u32;
+            let mut digits = vec![0usize; len];
+            for i in 0..raw {
+                if compact[i] != u32::MAX {
+                    continue;
+                }
+                let mut x = i;
+                for d in digits.iter_mut() {
+                    *d = x % 3;
+                    x /= 3;
+                }
+                for p in &perms {
+                    let j: usize = (0..len).map(|k| digits[p[k]] * pow3(k)).sum();
+                    compact[j] = distinct;
+                }
+                compact[i] = distinct;
+                distinct += 1;
+            }
+            shapes.push(ShapeInfo {
+                name: shape.name,
+                len,
+                raw,
+                raw_offset,
+                distinct: distinct as usize,
+                compact_offset,
+                compact,
+            });
+            raw_offset += raw;
+            compact_offset += distinct as usize;
+        }
+        let mut by_square = [[(0u8, 0u16); MAX_PER_SQUARE]; 64];
+        let mut by_square_len = [0u8; 64];
+        let mut instance_offset = [0u32; INSTANCES];
+        for (i, inst) in instances.iter().enumerate() {
+            instance_offset[i] = shapes[inst.shape].raw_offset as u32;
+            for (k, &sq) in inst.squares.iter().enumerate() {
+                let n = &mut by_square_len[sq as usize];
+                by_square[sq as usize][*n as usize] = (i as u8, pow3(k) as u16);
+                *n += 1;
+            }
+        }
+        assert_eq!(
+            instances.len(),
+            INSTANCES,
+            "the pattern set has 46 instances"
+        );
+        PatternSet {
+            shapes,
+            instances,
+            raw_total: raw_offset,
+            compact_total: compact_offset,
+            by_square,
+            by_square_len,
+            instance_offset,
+        }
+    }
+
+    /// Entries per stage in a weight file: the distinct pattern weights, then the globals.
+    #[must_use]
+    pub fn stage_len(&self) -> usize {
+        self.compact_total + GLOBALS
+    }
+
+    /// The column of instance `i` at raw index `raw` in a stage's compact weights.
+    #[must_use]
+    pub fn column(&self, i: usize, raw: u16) -> u32 {
+        let shape = &self.shapes[self.instances[i].shape];
+        shape.compact_offset as u32 + shape.compact[raw as usize]
+    }
+}
+
+/// Every instance's base-3 index, seen by both sides, and whose view is the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    idx: [[u16; INSTANCES]; 2],
+    turn: u8,
+}
+
+impl Features {
+    /// The features of a position, computed square by square (the slow twin of the updates).
+    #[must_use]
+    pub fn from_scratch(player: u64, opponent: u64) -> Features {
+        let set = &*SET;
+        let mut idx = [[0u16; INSTANCES]; 2];
+        for (i, inst) in set.instances.iter().enumerate() {
+            let (mut mine, mut theirs) = (0usize, 0usize);
+            for (k, &sq) in inst.squares.iter().enumerate() {
+                let bit = 1u64 << sq;
+                let (a, b) = if player & bit != 0 {
+                    (1, 2)
+                } else if opponent & bit != 0 {
+                    (2, 1)
+                } else {
+                    (0, 0)
+                };
+                mine += a * pow3(k);
+                theirs += b * pow3(k);
+            }
+            idx[0][i] = mine as u16;
+            idx[1][i] = theirs as u16;
+        }
+        Features { idx, turn: 0 }
+    }
+
+    /// The side to move places a disc on `sq` (a bit index) and flips `flipped`; then the other
+    /// side is to move.
+    #[inline]
+    pub fn play(&mut self, sq: u32, flipped: u64) {
+        let set = &*SET;
+        let me = self.turn as usize;
+        let other = me ^ 1;
+        let sq = (sq & 63) as usize;
+        for &(i, p) in &set.by_square[sq][..set.by_square_len[sq] as usize] {
+            self.idx[me][i as usize] += p;
+            self.idx[other][i as usize] += 2 * p;
+        }
+        let mut f = flipped;
+        while f != 0 {
+            let s = f.trailing_zeros() as usize;
+            f &= f - 1;
+            for &(i, p) in &set.by_square[s][..set.by_square_len[s] as usize] {
+                self.idx[me][i as usize] -= p;
+                self.idx[other][i as usize] += p;
+            }
+        }
+        self.turn ^= 1;
+    }
+
+    /// The features after the move, leaving these as they are.
+    #[inline]
+    #[must_use]
+    pub fn after(&self, sq: u32, flipped: u64) -> Features {
+        let mut next = *self;
+        next.play(sq, flipped);
+        next
+    }
+
+    /// The side to move passes.
+    #[inline]
+    pub fn pass(&mut self) {
+        self.turn ^= 1;
+    }
+
+    /// The indices seen by the side to move.
+    #[inline]
+    #[must_use]
+    pub fn mover(&self) -> &[u16; INSTANCES] {
+        &self.idx[self.turn as usize]
+    }
+
+    /// Whether two feature sets describe the same position from the same side, whichever view
+    /// each started from.
+    #[must_use]
+    pub fn same_position(&self, other: &Features) -> bool {
+        let (a, b) = (self.turn as usize, other.turn as usize);
+        self.idx[a] == other.idx[b] && self.idx[a ^ 1] == other.idx[b ^ 1]
+    }
+}
+
+/// The global feature values of a position, for the side to move.
+#[inline]
+#[must_use]
+pub fn globals(player: u64, opponent: u64) -> [i32; GLOBALS] {
+    let empty = !(player | opponent);
+    [
+        1,
+        (empty.count_ones() & 1) as i32,
+        legal_moves(player, opponent).count_ones() as i32,
+        legal_moves(opponent, player).count_ones() as i32,
+        (neighbours(opponent) & empty).count_ones() as i32,
+        (neighbours(player) & empty).count_ones() as i32,
+    ]
+}
+
+/// Why a weight file was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum WeightsError {
+    /// Not a stonelab pattern file.
+    #[error("not a stonelab pattern weight file (its first bytes are not \"stonepat\")")]
+    Magic,
+    /// Shorter than its header or its payload.
+    #[error("the file is cut short: {0}")]
+    Truncated(&'static str),
+    /// A format version this build does not read.
+    #[error("format version {0} (this build reads version 1)")]
+    Version(u16),
+    /// Weights for another pattern set.
+    #[error("weights for pattern set {0} (this build has set {PATTERN_SET})")]
+    Set(u16),
+    /// A stage layout that does not cover the game.
+    #[error("{0}")]
+    Stages(String),
+    /// The checksum does not match.
+    #[error("checksum mismatch: the header says {stored:016x}, the contents give {computed:016x}")]
+    Checksum {
+        /// In the header.
+        stored: u64,
+        /// Of the contents.
+        computed: u64,
+    },
+    /// The packed weights do not decode to the expected count.
+    #[error("the weights decode to {found} values, the header's layout needs {expected}")]
+    Length {
+        /// Needed.
+        expected: usize,
+        /// Found (stops counting past `expected`).
+        found: usize,
+    },
+    /// Bytes after the payload.
+    #[error("{0} unexpected bytes after the weights")]
+    Trailing(usize),
+}
+
+const MAGIC: &[u8; 8] = b"stonepat";
+const VERSION: u16 = 1;
+const HEADER_LEN: usize = 28;
+/// Marks a run of zero weights in the packed stream: the marker, then the run length (u16).
+const ZERO_RUN: i16 = i16::MIN;
+
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Pattern weights: per stage, the distinct pattern weights then the globals, as `i16` in
+/// `1/scale` discs. Stage `s` covers the positions with `s * width ..= s * width + width - 1`
+/// empty squares.
+///
+/// The file (version 1, little-endian): `stonepat`, version u16, pattern set u16, stage width u8,
+/// stages u8, scale u16, payload bytes u32, checksum u64 (FNV-1a over the payload, then header
+/// bytes 0–19), then the payload: the weights in order, each an `i16`, except that a run of
+/// zeros is written as −32768 and its length (u16).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternWeights {
+    /// Empty-square counts per stage.
+    pub width: u8,
+    /// Weight units per disc.
+    pub scale: u16,
+    /// `stages × stage_len` weights.
+    pub weights: Vec<i16>,
+}
+
+impl PatternWeights {
+    /// All-zero weights with stages of `width` empties (1..=61).
+    ///
+    /// # Errors
+    /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale of 0.
+    pub fn zeros(width: u8, scale: u16) -> Result<PatternWeights, WeightsError> {
+        let stages = Self::stages_for(width)?;
+        if scale == 0 {
+            return Err(WeightsError::Stages(
+                "a scale of 0 weight units per disc".into(),
+            ));
+        }
+        Ok(PatternWeights {
+            width,
+            scale,
+            weights: vec![0; stages * SET.stage_len()],
+        })
+    }
+
+    fn stages_for(width: u8) -> Result<usize, WeightsError> {
+        if width == 0 || width > 61 {
+            return Err(WeightsError::Stages(format!(
+                "a stage width of {width} empties (1..=61)"
+            )));
+        }
+        Ok(60 / width as usize + 1)
+    }
+
+    /// The number of stages.
+    #[must_use]
+    pub fn stages(&self) -> usize {
+        60 / self.width as usize + 1
+    }
+
+    /// The stage of a position with `empties` empty squares.
+    #[must_use]
+    pub fn stage(&self, empties: u32) -> usize {
+        (empties.min(60) / u32::from(self.width)) as usize
+    }
+
+    /// One stage's weights.
+    #[must_use]
+    pub fn stage_weights(&self, stage: usize) -> &[i16] {
+        let n = SET.stage_len();
+        &self.weights[stage * n..(stage + 1) * n]
+    }
+
+    /// The file bytes.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(self.weights.len());
+        let mut i = 0;
+        while i < self.weights.len() {
+            let w = self.weights[i];
+            if w == 0 || w == ZERO_RUN {
+                // ZERO_RUN itself is never a weight: training clamps to ±32767.
+                let mut run = 0usize;
+                while i < self.weights.len()
+                    && (self.weights[i] == 0 || self.weights[i] == ZERO_RUN)
+                    && run < u16::MAX as usize
+                {
+                    run += 1;
+                    i += 1;
+                }
+                payload.extend_from_slice(&ZERO_RUN.to_le_bytes());
+                payload.extend_from_slice(&(run as u16).to_le_bytes());
+            } else {
+                payload.extend_from_slice(&w.to_le_bytes());
+                i += 1;
+            }
+        }
+        let mut header = [0u8; HEADER_LEN];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        header[10..12].copy_from_slice(&PATTERN_SET.to_le_bytes());
+        header[12] = self.width;
+        header[13] = self.stages() as u8;
+        header[14..16].copy_from_slice(&self.scale.to_le_bytes());
+        header[16..20].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+        let sum = fnv1a(fnv1a(FNV_START, &payload), &header[..20]);
+        header[20..28].copy_from_slice(&sum.to_le_bytes());
+        let mut out = header.to_vec();
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads a weight file, checking everything before anything is used.
+    ///
+    /// # Errors
+    /// A [`WeightsError`] naming the first problem.
+    pub fn from_bytes(bytes: &[u8]) -> Result<PatternWeights, WeightsError> {
+        let header = bytes
+            .get(..HEADER_LEN)
+            .ok_or(WeightsError::Truncated("no complete header"))?;
+        if header.get(..8) != Some(MAGIC.as_slice()) {
+            return Err(WeightsError::Magic);
+        }
+        let u16_at = |at: usize| u16::from_le_bytes([header[at], header[at + 1]]);
+        let version = u16_at(8);
+        if version != VERSION {
+            return Err(WeightsError::Version(version));
+        }
+        let set = u16_at(10);
+        if set != PATTERN_SET {
+            return Err(WeightsError::Set(set));
+        }
+        let width = header[12];
+        let stages = Self::stages_for(width)?;
+        if header[13] as usize != stages {
+            return Err(WeightsError::Stages(format!(
+                "{} stages in the header, but stages of {width} empties make {stages}",
+                header[13]
+            )));
+        }
+        let scale = u16_at(14);
+        if scale == 0 {
+            return Err(WeightsError::Stages(
+                "a scale of 0 weight units per disc".into(),
+            ));
+        }
+        let len = u32::from_le_bytes([header[16], header[17], header[18], header[19]]) as usize;
+        let payload = bytes
+            .get(HEADER_LEN..HEADER_LEN.saturating_add(len))
+            .ok_or(WeightsError::Truncated(
+                "the weights are shorter than the header says",
+            ))?;
+        if bytes.len() > HEADER_LEN + len {
+            return Err(WeightsError::Trailing(bytes.len() - HEADER_LEN - len));
+        }
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&header[20..28]);
+        let stored = u64::from_le_bytes(word);
+        let computed = fnv1a(fnv1a(FNV_START, payload), &header[..20]);
+        if stored != computed {
+            return Err(WeightsError::Checksum { stored, computed });
+        }
+        let expected = stages * SET.stage_len();
+        let mut weights = Vec::with_capacity(expected);
+        let mut chunks = payload.chunks(2);
+        while let Some(c) = chunks.next() {
+            if c.len() < 2 {
+                return Err(WeightsError::Truncated(
+                    "an odd byte at the end of the weights",
+                ));
+            }
+            let w = i16::from_le_bytes([c[0], c[1]]);
+            let run = if w == ZERO_RUN {
+                let n = chunks
+                    .next()
+                    .filter(|n| n.len() == 2)
+                    .ok_or(WeightsError::Truncated("a zero run without its length"))?;
+                u16::from_le_bytes([n[0], n[1]]) as usize
+            } else {
+                1
+            };
+            if weights.len() + run > expected {
+                return Err(WeightsError::Length {
+                    expected,
+                    found: weights.len() + run,
+                });
+            }
+            let value = if w == ZERO_RUN { 0 } else { w };
+            weights.resize(weights.len() + run, value);
+        }
+        if weights.len() != expected {
+            return Err(WeightsError::Length {
+                expected,
+                found: weights.len(),
+            });
+        }
+        Ok(PatternWeights {
+            width,
+            scale,
+            weights,
+        })
+    }
+}
+
+/// The pattern evaluation ready to search with: each stage's weights laid out by raw index.
+#[derive(Clone, Debug)]
+pub struct PatternEval {
+    width: u32,
+    scale: i32,
+    /// Per stage `raw_total + GLOBALS` entries.
+    raw: Vec<i16>,
+    stride: usize,
+}
+
+impl PatternEval {
+    /// Expands the weights to raw tables (about 0.33 MB per stage).
+    #[must_use]
+    pub fn new(weights: &PatternWeights) -> PatternEval {
+        let set = &*SET;
+        let stride = set.raw_total + GLOBALS;
+        let mut raw = vec![0i16; weights.stages() * stride];
+        for stage in 0..weights.stages() {
+            let w = weights.stage_weights(stage);
+            let out = &mut raw[stage * stride..(stage + 1) * stride];
+            for shape in &set.shapes {
+                for (r, &c) in shape.compact.iter().enumerate() {
+                    out[shape.raw_offset + r] = w[shape.compact_offset + c as usize];
+                }
+            }
+            out[set.raw_total..].copy_from_slice(&w[set.compact_total..]);
+        }
+        PatternEval {
+            width: u32::from(weights.width),
+            scale: i32::from(weights.scale),
+            raw,
+            stride,
+        }
+    }
+
+    /// Weight units per disc.
+    #[must_use]
+    pub fn scale(&self) -> i32 {
+        self.scale
+    }
+
+    /// The value of the position for the side to move, in `1/scale` discs, from its features.
+    #[inline]
+    #[must_use]
+    pub fn evaluate(&self, features: &Features, player: u64, opponent: u64) -> i32 {
+        let set = &*SET;
+        let empties = (!(player | opponent)).count_ones();
+        let stage = (empties.min(60) / self.width) as usize;
+        let w = &self.raw[stage * self.stride..(stage + 1) * self.stride];
+        let idx = features.mover();
+        let mut sum = 0i32;
+        for i in 0..INSTANCES {
+            sum += i32::from(w[set.instance_offset[i] as usize + idx[i] as usize]);
+        }
+        let g = globals(player, opponent);
+        let gw = &w[set.raw_total..];
+        for k in 0..GLOBALS {
+            sum += i32::from(gw[k]) * g[k];
+        }
+        sum
+    }
+
+    /// The value from the bitboards alone (features computed from scratch).
+    #[must_use]
+    pub fn evaluate_position(&self, player: u64, opponent: u64) -> i32 {
+        self.evaluate(&Features::from_scratch(player, opponent), player, opponent)
+    }
+
+    /// The value in centi-discs (100 per disc), rounded toward zero.
+    #[must_use]
+    pub fn centi(&self, value: i32) -> i32 {
+        value * 100 / self.scale
+    }
+}
+
+impl search::Evaluator<othello::Othello8> for PatternEval {
+    fn evaluate(&self, pos: &othello::Othello8) -> i32 {
+        self.centi(self.evaluate_position(pos.player(), pos.opponent()))
+    }
+
+    fn scale(&self) -> search::ScoreScale {
+        search::ScoreScale::Centi
+    }
+}
+
+/// The weights bundled in the binary (`models/othello8-patterns.bin`, made by
+/// `stonelab train patterns`; its card is `models/othello8-patterns.json`).
+pub static BUNDLED_BYTES: &[u8] = include_bytes!("../../../models/othello8-patterns.bin");
+
+/// The bundled evaluation, expanded once.
+///
+/// # Panics
+/// Never in a released build: the bundled file is checked by a test.
+pub fn bundled() -> std::sync::Arc<PatternEval> {
+    static EVAL: LazyLock<std::sync::Arc<PatternEval>> = LazyLock::new(|| {
+        let weights = PatternWeights::from_bytes(BUNDLED_BYTES)
+            .expect("the bundled pattern weights are valid (tested)");
+        std::sync::Arc::new(PatternEval::new(&weights))
+    });
+    EVAL.clone()
+}
+
+/// The compact columns a position touches (one per instance) and its global values: the
+/// training view of the evaluation (`value = Σ w[column] + Σ w_g · g`).
+#[must_use]
+pub fn columns(player: u64, opponent: u64) -> ([u32; INSTANCES], [i32; GLOBALS]) {
+    let set = &*SET;
+    let f = Features::from_scratch(player, opponent);
+    let mut cols = [0u32; INSTANCES];
+    for (i, c) in cols.iter_mut().enumerate() {
+        *c = set.column(i, f.mover()[i]);
+    }
+    (cols, globals(player, opponent))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_set_has_the_documented_sizes() {
+        let set = &*SET;
+        let sizes: Vec<(&str, usize, usize)> = set
+            .shapes
+            .iter()
+            .map(|s| {
+                (
+                    s.name,
+                    set.instances
+                        .iter()
+                        .filter(|i| set.shapes[i.shape].name == s.name)
+                        .count(),
+                    s.distinct,
+                )
+            })
+            .collect();
+        assert_eq!(
+            sizes,
+            vec![
+                ("corner3x3", 4, 10_206),
+                ("corner2x5", 8, 59_049),
+                ("edge2x", 4, 29_646),
+                ("row2", 4, 3_321),
+                ("row3", 4, 3_321),
+                ("row4", 4, 3_321),
+                ("diag8", 2, 3_321),
+                ("diag7", 4, 1_134),
+                ("diag6", 4, 378),
+                ("diag5", 4, 135),
+                ("diag4", 4, 45),
+            ]
+        );
+        // Every square is read by some instance, none by more than the table holds.
+        for sq in 0..64 {
+            assert!(set.by_square_len[sq] >= 1);
+        }
+    }
+}

@@ -1,0 +1,581 @@
+//! Training the pattern evaluation: positions from game records labelled with final disc
+//! differences (exact solves near the end), and a ridge least-squares fit per game stage.
+//!
+//! Labels, from the side to move's view: a position with at most `exact_empties` empty squares
+//! gets its exact score from the solver; every other position gets its game's perfect-play
+//! result (WTHOR's theoretical score, exact from 24 empties on, or a self-play game's solved
+//! end). Each stage is fitted alone by preconditioned conjugate gradients on
+//! `Σ (y − x·w)² + λ Σ w²` over its own positions; the held-out positions (a seeded tenth of the
+//! games) measure it.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use game::{Color, Game};
+use othello::wthor::WthorGame;
+use othello::Othello8;
+use rayon::prelude::*;
+
+use crate::pattern::{columns, PatternWeights, GLOBALS, INSTANCES, SET};
+use crate::Solver;
+
+/// One labelled position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sample {
+    /// The side to move's discs.
+    pub player: u64,
+    /// The other side's discs.
+    pub opponent: u64,
+    /// The final disc difference for the side to move (empties to the winner).
+    pub score: i8,
+    /// Whether the label is an exact solve of this position.
+    pub exact: bool,
+    /// Whether the position is held out (its game is in the test part).
+    pub test: bool,
+}
+
+/// Bytes per sample on disk.
+pub const SAMPLE_LEN: usize = 18;
+
+impl Sample {
+    /// Empty squares.
+    #[must_use]
+    pub fn empties(&self) -> u32 {
+        (!(self.player | self.opponent)).count_ones()
+    }
+
+    /// The on-disk form: player, opponent (u64 LE), score, flags (1 = exact, 2 = test).
+    #[must_use]
+    pub fn to_bytes(&self) -> [u8; SAMPLE_LEN] {
+        let mut b = [0u8; SAMPLE_LEN];
+        b[..8].copy_from_slice(&self.player.to_le_bytes());
+        b[8..16].copy_from_slice(&self.opponent.to_le_bytes());
+        b[16] = self.score as u8;
+        b[17] = u8::from(self.exact) | u8::from(self.test) << 1;
+        b
+    }
+
+    /// Reads the on-disk form.
+    ///
+    /// # Errors
+    /// A message for overlapping boards, a score outside ±64 or unknown flags.
+    pub fn from_bytes(b: &[u8; SAMPLE_LEN]) -> Result<Sample, String> {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[..8]);
+        let player = u64::from_le_bytes(w);
+        w.copy_from_slice(&b[8..16]);
+        let opponent = u64::from_le_bytes(w);
+        let score = b[16] as i8;
+        if player & opponent != 0 {
+            return Err("the two sides' discs overlap".into());
+        }
+        if !(-64..=64).contains(&score) {
+            return Err(format!("a score of {score} discs (at most ±64)"));
+        }
+        if b[17] > 3 {
+            return Err(format!("unknown flags {:#04x}", b[17]));
+        }
+        Ok(Sample {
+            player,
+            opponent,
+            score,
+            exact: b[17] & 1 != 0,
+            test: b[17] & 2 != 0,
+        })
+    }
+}
+
+/// Whether game `index` is held out under `seed` (a tenth of the games).
+#[must_use]
+pub fn held_out(seed: u64, index: u64) -> bool {
+    // SplitMix64 of the pair: a fixed, seeded, order-free choice.
+    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    z.is_multiple_of(10)
+}
+
+/// The positions of one game where the side to move has a move, each labelled with `black`
+/// (Black's final margin) from its mover's view; then those with at most `exact_empties`
+/// empties solved exactly.
+#[must_use]
+pub fn label_game(
+    positions: &[Othello8],
+    black: i32,
+    exact_empties: u32,
+    test: bool,
+    solver: &mut Solver<8>,
+) -> Vec<Sample> {
+    let mut out = Vec::with_capacity(positions.len());
+    for pos in positions {
+        if pos.is_over() || pos.moves() == 0 {
+            continue;
+        }
+        let empties = pos.empty().count_ones();
+        let (score, exact) = if empties <= exact_empties {
+            (solver.solve(pos).score, true)
+        } else if pos.side_to_move() == Color::Black {
+            (black, false)
+        } else {
+            (-black, false)
+        };
+        out.push(Sample {
+            player: pos.player(),
+            opponent: pos.opponent(),
+            score: score.clamp(-64, 64) as i8,
+            exact,
+            test,
+        });
+    }
+    out
+}
+
+/// Black's perfect-play margin of a WTHOR game: its theoretical disc count, empties to the
+/// winner (`2 t − 64`).
+#[must_use]
+pub fn wthor_margin(game: &WthorGame) -> i32 {
+    2 * i32::from(game.black_theoretical) - 64
+}
+
+/// Labels every replayable WTHOR game on all cores (game `k` of `games` is game
+/// `first_index + k` of the records, which decides whether it is held out); `done` is called
+/// after each game. Games that do not replay are skipped and counted in the second value.
+#[must_use]
+pub fn label_wthor(
+    games: &[WthorGame],
+    first_index: u64,
+    exact_empties: u32,
+    seed: u64,
+    done: &(dyn Fn() + Sync),
+) -> (Vec<Sample>, usize) {
+    let skipped = AtomicUsize::new(0);
+    let chunks: Vec<Vec<Sample>> = games
+        .par_chunks(64)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut solver = Solver::<8>::new(16);
+            let mut out = Vec::new();
+            for (k, game) in chunk.iter().enumerate() {
+                let index = first_index + (c * 64 + k) as u64;
+                match game.replay() {
+                    Ok(replay) => out.extend(label_game(
+                        replay.positions(),
+                        wthor_margin(game),
+                        exact_empties,
+                        held_out(seed, index),
+                        &mut solver,
+                    )),
+                    Err(_) => {
+                        skipped.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                done();
+            }
+            out
+        })
+        .collect();
+    (chunks.concat(), skipped.into_inner())
+}
+
+/// Settings of a stage fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitConfig {
+    /// Ridge penalty on each pattern weight (in samples: a weight seen `k` times keeps about
+    /// `k / (k + λ)` of its least-squares value).
+    pub lambda: f64,
+    /// Ridge penalty on the global weights.
+    pub lambda_globals: f64,
+    /// Most conjugate-gradient iterations.
+    pub iterations: usize,
+    /// Stop when the residual norm falls below this fraction of the start's.
+    pub tolerance: f64,
+}
+
+impl Default for FitConfig {
+    fn default() -> Self {
+        FitConfig {
+            lambda: 4.0,
+            lambda_globals: 1.0,
+            iterations: 300,
+            tolerance: 1e-4,
+        }
+    }
+}
+
+/// One stage's design: per sample its pattern columns, global values and target.
+struct Design {
+    cols: Vec<[u32; INSTANCES]>,
+    globals: Vec<[f32; GLOBALS]>,
+    y: Vec<f32>,
+}
+
+impl Design {
+    fn new(samples: &[Sample]) -> Design {
+        let mut d = Design {
+            cols: Vec::with_capacity(samples.len()),
+            globals: Vec::with_capacity(samples.len()),
+            y: Vec::with_capacity(samples.len()),
+        };
+        let rows: Vec<_> = samples
+            .par_iter()
+            .map(|s| {
+                let (c, g) = columns(s.player, s.opponent);
+                (c, g.map(|v| v as f32), f32::from(s.score))
+            })
+            .collect();
+        for (c, g, y) in rows {
+            d.cols.push(c);
+            d.globals.push(g);
+            d.y.push(y);
+        }
+        d
+    }
+
+    fn predict(&self, w: &[f64], i: usize) -> f64 {
+        let base = SET.compact_total;
+        let mut p: f64 = self.cols[i].iter().map(|&c| w[c as usize]).sum();
+        for k in 0..GLOBALS {
+            p += w[base + k] * f64::from(self.globals[i][k]);
+        }
+        p
+    }
+
+    /// `out = Xᵀ v` for a per-sample vector `v`.
+    fn scatter(&self, v: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        let base = SET.compact_total;
+        for (i, &vi) in v.iter().enumerate() {
+            for &c in &self.cols[i] {
+                out[c as usize] += vi;
+            }
+            for k in 0..GLOBALS {
+                out[base + k] += vi * f64::from(self.globals[i][k]);
+            }
+        }
+    }
+
+    /// `X w` per sample.
+    fn gather(&self, w: &[f64]) -> Vec<f64> {
+        (0..self.y.len())
+            .into_par_iter()
+            .map(|i| self.predict(w, i))
+            .collect()
+    }
+}
+
+/// What a stage fit reached.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageFit {
+    /// The stage's weights in discs (`stage_len` values).
+    pub weights: Vec<f64>,
+    /// Conjugate-gradient iterations run.
+    pub iterations: usize,
+}
+
+/// Fits one stage's weights to `samples` (all from that stage, none held out).
+#[must_use]
+pub fn fit_stage(samples: &[Sample], config: &FitConfig) -> StageFit {
+    let n = SET.stage_len();
+    let base = SET.compact_total;
+    let mut w = vec![0.0f64; n];
+    if samples.is_empty() {
+        return StageFit {
+            weights: w,
+            iterations: 0,
+        };
+    }
+    let d = Design::new(samples);
+    let penalty: Vec<f64> = (0..n)
+        .map(|j| {
+            if j < base {
+                config.lambda
+            } else {
+                config.lambda_globals
+            }
+        })
+        .collect();
+    // Jacobi preconditioner: diag(XᵀX) + λ.
+    let mut diag = penalty.clone();
+    for i in 0..d.y.len() {
+        for &c in &d.cols[i] {
+            diag[c as usize] += 1.0;
+        }
+        for k in 0..GLOBALS {
+            diag[base + k] += f64::from(d.globals[i][k]).powi(2);
+        }
+    }
+    let apply = |v: &[f64], out: &mut [f64]| {
+        let xv = d.gather(v);
+        d.scatter(&xv, out);
+        for j in 0..n {
+            out[j] += penalty[j] * v[j];
+        }
+    };
+    // r = Xᵀy − A w (w = 0).
+    let y: Vec<f64> = d.y.iter().map(|&v| f64::from(v)).collect();
+    let mut r = vec![0.0; n];
+    d.scatter(&y, &mut r);
+    let mut z: Vec<f64> = r.iter().zip(&diag).map(|(a, b)| a / b).collect();
+    let mut p = z.clone();
+    let mut rz: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
+    let start = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let mut ap = vec![0.0; n];
+    let mut iterations = 0;
+    while iterations < config.iterations {
+        apply(&p, &mut ap);
+        let pap: f64 = p.iter().zip(&ap).map(|(a, b)| a * b).sum();
+        if pap <= 0.0 {
+            break;
+        }
+        let alpha = rz / pap;
+        for j in 0..n {
+            w[j] += alpha * p[j];
+            r[j] -= alpha * ap[j];
+        }
+        iterations += 1;
+        let norm = r.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if norm <= config.tolerance * start {
+            break;
+        }
+        for j in 0..n {
+            z[j] = r[j] / diag[j];
+        }
+        let rz_next: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
+        let beta = rz_next / rz;
+        rz = rz_next;
+        for j in 0..n {
+            p[j] = z[j] + beta * p[j];
+        }
+    }
+    StageFit {
+        weights: w,
+        iterations,
+    }
+}
+
+/// Writes a stage's weights (discs) into `out` as `i16` units of `1/scale` disc, clamped.
+pub fn quantize(weights: &[f64], scale: u16, stage: usize, out: &mut PatternWeights) {
+    let n = SET.stage_len();
+    for (j, &w) in weights.iter().enumerate().take(n) {
+        let q = (w * f64::from(scale)).round().clamp(-32767.0, 32767.0);
+        out.weights[stage * n + j] = q as i16;
+    }
+}
+
+/// Mean absolute error (discs) and count of `eval` over `samples`.
+#[must_use]
+pub fn mean_abs_error(eval: &crate::pattern::PatternEval, samples: &[Sample]) -> (f64, usize) {
+    if samples.is_empty() {
+        return (0.0, 0);
+    }
+    let total: f64 = samples
+        .par_iter()
+        .map(|s| {
+            let v =
+                f64::from(eval.evaluate_position(s.player, s.opponent)) / f64::from(eval.scale());
+            (v - f64::from(s.score)).abs()
+        })
+        .sum();
+    (total / samples.len() as f64, samples.len())
+}
+
+/// Settings of the self-play games that add positions stonelab's own play reaches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayConfig {
+    /// Games to play.
+    pub games: usize,
+    /// Random moves from the start before the engine plays (varies the games).
+    pub random_plies: u32,
+    /// Midgame search depth of both sides.
+    pub depth: u32,
+    /// Chance that a side plays a random move instead of its search's, before `noise_until`
+    /// discs are on the board.
+    pub noise: f64,
+    /// Discs on the board after which every move is the search's.
+    pub noise_until: u32,
+    /// From this many empties the game's result is solved exactly (and the positions there).
+    pub exact_empties: u32,
+    /// Seed of the games.
+    pub seed: u64,
+}
+
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// Plays self-play games with `eval` on all cores and labels their positions like records:
+/// each game's result is its exact score from `exact_empties` empties (the positions there
+/// solved exactly). Game `k` is seeded by `(seed, k)`, so the games do not depend on the
+/// number of threads. `done` is called after each game.
+#[must_use]
+pub fn self_play(
+    eval: &std::sync::Arc<crate::pattern::PatternEval>,
+    config: &SelfPlayConfig,
+    first_game: u64,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Sample> {
+    let games: Vec<u64> = (first_game..first_game + config.games as u64).collect();
+    let parts: Vec<Vec<Sample>> = games
+        .par_chunks(8)
+        .map(|chunk| {
+            let mut search = crate::midgame::Midgame::new(eval.clone(), 16);
+            let mut solver = Solver::<8>::new(16);
+            let mut out = Vec::new();
+            for &k in chunk {
+                let mut rng = SplitMix(config.seed ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93));
+                let mut pos = Othello8::new();
+                let mut line = vec![pos];
+                let mut plies = 0;
+                while !pos.is_over() && pos.empty().count_ones() > config.exact_empties {
+                    let moves = pos.legal_moves();
+                    let discs = 64 - pos.empty().count_ones();
+                    let random = plies < config.random_plies
+                        || (discs < config.noise_until && rng.chance(config.noise));
+                    let mv = if random || moves.len() == 1 {
+                        moves[rng.below(moves.len())]
+                    } else {
+                        search.clear();
+                        search
+                            .search(&pos, config.depth, None, None)
+                            .best
+                            .unwrap_or(moves[0])
+                    };
+                    pos = pos.play_unchecked(mv);
+                    line.push(pos);
+                    plies += 1;
+                }
+                let result = if pos.is_over() {
+                    pos.final_margin()
+                } else {
+                    let s = solver.solve(&pos).score;
+                    if pos.side_to_move() == Color::Black {
+                        s
+                    } else {
+                        -s
+                    }
+                };
+                out.extend(label_game(
+                    &line,
+                    result,
+                    config.exact_empties,
+                    held_out(config.seed, k),
+                    &mut solver,
+                ));
+                done();
+            }
+            out
+        })
+        .collect();
+    parts.concat()
+}
+
+/// One Multi-ProbCut observation: at `depth` plies from a position with `empties` empties,
+/// the shallow search's score and the deep one's (evaluation units).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProbCutPair {
+    /// The deep search's depth.
+    pub depth: u32,
+    /// Empty squares.
+    pub empties: u32,
+    /// Score of the shallow search ([`crate::midgame::shallow_depth`]).
+    pub shallow: i32,
+    /// Score of the deep search.
+    pub deep: i32,
+}
+
+/// Searches each position full-width to `max_depth` on all cores and returns the
+/// (shallow, deep) pairs of every depth from 3. `done` is called after each position.
+#[must_use]
+pub fn probcut_pairs(
+    eval: &std::sync::Arc<crate::pattern::PatternEval>,
+    positions: &[Othello8],
+    max_depth: u32,
+    done: &(dyn Fn() + Sync),
+) -> Vec<ProbCutPair> {
+    use crate::midgame::{shallow_depth, Midgame, PROBCUT_MIN_DEPTH};
+    let parts: Vec<Vec<ProbCutPair>> = positions
+        .par_iter()
+        .map(|pos| {
+            let mut search = Midgame::new(eval.clone(), 18);
+            let scores = search.iteration_scores(pos, max_depth);
+            let empties = pos.empty().count_ones();
+            let mut out = Vec::new();
+            for depth in PROBCUT_MIN_DEPTH..=scores.len() as u32 {
+                // Only searches that stop short of the end: exact ones need no prediction.
+                if depth >= empties {
+                    break;
+                }
+                let s = shallow_depth(depth);
+                let shallow = if s == 0 {
+                    search.evaluate(pos)
+                } else {
+                    scores[s as usize - 1]
+                };
+                out.push(ProbCutPair {
+                    depth,
+                    empties,
+                    shallow,
+                    deep: scores[depth as usize - 1],
+                });
+            }
+            done();
+            out
+        })
+        .collect();
+    parts.concat()
+}
+
+/// Least-squares `deep ≈ a · shallow + b` per depth and per 10 empties, with the residuals'
+/// standard deviation; groups with fewer than 30 pairs are left out.
+#[must_use]
+pub fn fit_probcut(pairs: &[ProbCutPair]) -> crate::midgame::ProbCut {
+    use std::collections::BTreeMap;
+    let mut groups: BTreeMap<(u32, u32), Vec<(f64, f64)>> = BTreeMap::new();
+    for p in pairs {
+        groups
+            .entry((p.depth, p.empties / 10))
+            .or_default()
+            .push((f64::from(p.shallow), f64::from(p.deep)));
+    }
+    let mut rows = Vec::new();
+    for ((depth, bucket), xy) in groups {
+        if xy.len() < 30 {
+            continue;
+        }
+        let n = xy.len() as f64;
+        let mx = xy.iter().map(|p| p.0).sum::<f64>() / n;
+        let my = xy.iter().map(|p| p.1).sum::<f64>() / n;
+        let sxx: f64 = xy.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let sxy: f64 = xy.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let a = if sxx > 0.0 { sxy / sxx } else { 1.0 };
+        let b = my - a * mx;
+        let var = xy.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum::<f64>() / (n - 2.0).max(1.0);
+        rows.push((
+            depth,
+            bucket,
+            crate::midgame::ProbCutParams {
+                a: a as f32,
+                b: b as f32,
+                sigma: var.sqrt() as f32,
+                samples: xy.len() as u32,
+            },
+        ));
+    }
+    crate::midgame::ProbCut { rows }
+}

@@ -1,0 +1,161 @@
+//! The opening book against slow twins: bitboard symmetries against a square-by-square mapping,
+//! lookups from every symmetric orientation, the file's round trip and refusals, and the
+//! negamax back-up.
+
+use game::Game;
+use othello::{Move, Othello8, Square};
+use othello_engine::book::{
+    back_up, canonical, inverse, transform, transform_square, Book, BookError,
+};
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+/// The symmetry square by square: transpose first (bit 4), then mirror files (bit 1), then
+/// ranks (bit 2).
+fn naive(x: u64, s: u8) -> u64 {
+    let mut out = 0;
+    for sq in 0..64 {
+        if x >> sq & 1 == 1 {
+            let (mut r, mut c) = (sq / 8, sq % 8);
+            if s & 4 != 0 {
+                (r, c) = (c, r);
+            }
+            if s & 1 != 0 {
+                c = 7 - c;
+            }
+            if s & 2 != 0 {
+                r = 7 - r;
+            }
+            out |= 1u64 << (8 * r + c);
+        }
+    }
+    out
+}
+
+#[test]
+fn symmetries_match_the_square_mapping_and_invert() {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for _ in 0..2000 {
+        let x: u64 = rng.random();
+        for s in 0..8 {
+            assert_eq!(transform(x, s), naive(x, s), "symmetry {s} of {x:016x}");
+            assert_eq!(transform(transform(x, s), inverse(s)), x);
+        }
+    }
+    for sq in 0..64 {
+        for s in 0..8 {
+            assert_eq!(1u64 << transform_square(sq, s), naive(1 << sq, s));
+        }
+    }
+}
+
+fn random_position(rng: &mut ChaCha8Rng, plies: usize) -> Othello8 {
+    let mut pos = Othello8::new();
+    for _ in 0..plies {
+        if pos.is_over() {
+            break;
+        }
+        let moves = pos.legal_moves();
+        pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+    }
+    pos
+}
+
+#[test]
+fn lookups_work_from_every_orientation() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for _ in 0..200 {
+        let plies = rng.random_range(0..20);
+        let pos = random_position(&mut rng, plies);
+        if pos.is_over() || pos.moves() == 0 {
+            continue;
+        }
+        // Scores a symmetry of the position keeps (discs flipped): a self-symmetric position's
+        // symmetric moves then score alike, as searched scores do.
+        let scored: Vec<(Move, i32)> = pos
+            .legal_moves()
+            .into_iter()
+            .map(|mv| match mv {
+                Move::Place(sq) => (mv, 10 * pos.flips(sq).count_ones() as i32 - 30),
+                Move::Pass => (mv, 0),
+            })
+            .collect();
+        let mut book = Book::new(4);
+        book.insert(&pos, &scored);
+        for s in 0..8 {
+            let p = transform(pos.player(), s);
+            let o = transform(pos.opponent(), s);
+            let sym = Othello8::from_bitboards(p, o, game::Color::Black).expect("a position");
+            assert_eq!(canonical(p, o).0, canonical(pos.player(), pos.opponent()).0);
+            let mut found = book.moves(&sym).expect("in the book");
+            let mut expected: Vec<(Move, i32)> = scored
+                .iter()
+                .map(|&(mv, v)| match mv {
+                    Move::Place(sq) => (
+                        Move::Place(
+                            Square::from_index(transform_square(sq.index(), s)).expect("square"),
+                        ),
+                        v,
+                    ),
+                    Move::Pass => (mv, v),
+                })
+                .collect();
+            found.sort_by_key(|m| m.0.to_string());
+            expected.sort_by_key(|m| m.0.to_string());
+            assert_eq!(found, expected, "symmetry {s} of {}", pos.board_string());
+        }
+    }
+}
+
+#[test]
+fn book_files_round_trip_and_bad_files_are_refused() {
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut book = Book::new(6);
+    for _ in 0..50 {
+        let plies = rng.random_range(0..12);
+        let pos = random_position(&mut rng, plies);
+        if pos.moves() == 0 {
+            continue;
+        }
+        let scored: Vec<(Move, i32)> = pos.legal_moves().into_iter().map(|mv| (mv, 5)).collect();
+        book.insert(&pos, &scored);
+    }
+    let bytes = book.to_bytes();
+    assert_eq!(Book::from_bytes(&bytes), Ok(book.clone()));
+    assert_eq!(Book::from_bytes(b"nonsense"), Err(BookError::Magic));
+    let mut bad = bytes.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x40;
+    assert_eq!(Book::from_bytes(&bad), Err(BookError::Checksum));
+    let mut long = bytes.clone();
+    long[8] = long[8].wrapping_sub(1); // one entry fewer than the body holds
+    assert!(matches!(
+        Book::from_bytes(&long),
+        Err(BookError::Length { .. })
+    ));
+}
+
+#[test]
+fn back_up_is_negamax_through_the_book() {
+    // The start, f5, and the three replies: the book value of f5 becomes minus the best reply.
+    let start = Othello8::new();
+    let f5 = Move::Place("f5".parse().expect("a square"));
+    let after = start.play_unchecked(f5);
+    let mut book = Book::new(4);
+    let start_moves: Vec<(Move, i32)> = start.legal_moves().into_iter().map(|m| (m, 0)).collect();
+    book.insert(&start, &start_moves);
+    let replies: Vec<(Move, i32)> = after
+        .legal_moves()
+        .into_iter()
+        .enumerate()
+        .map(|(i, m)| (m, 64 * i as i32))
+        .collect();
+    let best_reply = replies.iter().map(|r| r.1).max().expect("replies");
+    book.insert(&after, &replies);
+    back_up(&mut book);
+    let moves = book.moves(&start).expect("the start is in the book");
+    // All four first moves are symmetric: each leads to `after` up to symmetry.
+    for (_, score) in moves {
+        assert_eq!(score, -best_reply);
+    }
+}

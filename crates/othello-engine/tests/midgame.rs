@@ -1,0 +1,136 @@
+//! The midgame search against its slow twin: plain negamax over the same evaluation (no table,
+//! no ordering, no windows) gives the same root score at every depth, and a search that reaches
+//! the end gives the exact solver's score.
+
+use std::sync::Arc;
+
+use game::Game;
+use othello::{Move, Othello8};
+use othello_engine::midgame::Midgame;
+use othello_engine::pattern::{bundled, PatternEval};
+use othello_engine::Solver;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+fn margin(pos: &Othello8) -> i32 {
+    let (p, o) = (
+        pos.player().count_ones() as i32,
+        pos.opponent().count_ones() as i32,
+    );
+    let empty = 64 - p - o;
+    match p.cmp(&o) {
+        std::cmp::Ordering::Greater => p - o + empty,
+        std::cmp::Ordering::Less => p - o - empty,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
+/// Plain negamax: passes cost no depth, the end scores its margin, leaves their evaluation.
+fn negamax(eval: &PatternEval, pos: &Othello8, depth: u32) -> i32 {
+    if pos.is_over() {
+        return margin(pos) * eval.scale();
+    }
+    if depth == 0 {
+        let limit = 64 * eval.scale() - 1;
+        return eval
+            .evaluate_position(pos.player(), pos.opponent())
+            .clamp(-limit, limit);
+    }
+    let moves = pos.legal_moves();
+    if moves == [Move::Pass] {
+        return -negamax(eval, &pos.play_unchecked(Move::Pass), depth);
+    }
+    moves
+        .iter()
+        .map(|&mv| -negamax(eval, &pos.play_unchecked(mv), depth - 1))
+        .max()
+        .unwrap_or(0)
+}
+
+fn random_position(rng: &mut ChaCha8Rng, plies: usize) -> Option<Othello8> {
+    let mut pos = Othello8::new();
+    for _ in 0..plies {
+        if pos.is_over() {
+            return None;
+        }
+        let moves = pos.legal_moves();
+        pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+    }
+    (!pos.is_over()).then_some(pos)
+}
+
+#[test]
+fn search_scores_equal_plain_negamax() {
+    let eval: Arc<PatternEval> = bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut checked = 0;
+    while checked < 40 {
+        let plies = rng.random_range(4..54);
+        let Some(pos) = random_position(&mut rng, plies) else {
+            continue;
+        };
+        let depth = if plies > 48 { 5 } else { 1 + checked % 4 };
+        let mut search = Midgame::new(eval.clone(), 16);
+        let r = search.search(&pos, depth, None, None);
+        let expected = negamax(&eval, &pos, depth);
+        assert_eq!(r.score, expected, "depth {depth}, {}", pos.board_string());
+        // The move played scores what the search says.
+        if let Some(mv) = r.best {
+            assert_eq!(
+                -negamax(&eval, &pos.play_unchecked(mv), depth - 1),
+                expected,
+                "the best move of {}",
+                pos.board_string()
+            );
+        }
+        checked += 1;
+    }
+}
+
+#[test]
+fn a_search_to_the_end_is_exact() {
+    let eval = bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    let mut checked = 0;
+    while checked < 20 {
+        let Some(pos) = random_position(&mut rng, 48) else {
+            continue;
+        };
+        let mut search = Midgame::new(eval.clone(), 16);
+        let r = search.search(&pos, 20, None, None);
+        let exact = Solver::<8>::new(16).solve(&pos).score;
+        assert!(r.exact);
+        assert_eq!(r.score, exact * eval.scale(), "{}", pos.board_string());
+        checked += 1;
+    }
+}
+
+#[test]
+fn parallel_searches_agree_where_the_answer_is_unique() {
+    let eval = bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let mut checked = 0;
+    while checked < 10 {
+        let Some(pos) = random_position(&mut rng, 46) else {
+            continue;
+        };
+        // To the end: the exact score, whatever the threads do.
+        let mut search = Midgame::new(eval.clone(), 16);
+        let r = search.search_threads(&pos, 30, None, None, 3);
+        assert!(r.exact);
+        assert_eq!(
+            r.score,
+            Solver::<8>::new(16).solve(&pos).score * eval.scale()
+        );
+        // A midgame depth: a legal move, nodes counted over every thread.
+        let Some(mid) = random_position(&mut rng, 20) else {
+            continue;
+        };
+        let one = Midgame::new(eval.clone(), 16).search(&mid, 5, None, None);
+        let two = Midgame::new(eval.clone(), 16).search_threads(&mid, 5, None, None, 2);
+        let mv = two.best.expect("a move");
+        assert!(mid.legal_moves().contains(&mv));
+        assert!(two.nodes > 0 && one.nodes > 0);
+        checked += 1;
+    }
+}

@@ -1,0 +1,167 @@
+//! Pattern training against known answers: a stage fit recovers an evaluation it was shown
+//! exactly, labels near the end are the solver's, samples survive their file form, and the
+//! Multi-ProbCut fit finds a line it was given.
+
+use game::{Color, Game};
+use othello::Othello8;
+use othello_engine::midgame::ProbCut;
+use othello_engine::pattern::{PatternEval, PatternWeights, SET};
+use othello_engine::train::{
+    fit_probcut, fit_stage, label_game, quantize, FitConfig, ProbCutPair, Sample, SAMPLE_LEN,
+};
+use othello_engine::Solver;
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+fn random_game(rng: &mut ChaCha8Rng) -> Vec<Othello8> {
+    let mut pos = Othello8::new();
+    let mut line = vec![pos];
+    while !pos.is_over() {
+        let moves = pos.legal_moves();
+        pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        line.push(pos);
+    }
+    line
+}
+
+#[test]
+fn a_stage_fit_recovers_an_evaluation_it_was_shown() {
+    // A hidden evaluation: random weights on one stage; targets are its values (rounded to
+    // discs, like real labels). The fit must predict the targets far better than their spread.
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let mut hidden = PatternWeights::zeros(61, 64).expect("one stage");
+    for w in &mut hidden.weights {
+        *w = rng.random_range(-64..=64);
+    }
+    let eval = PatternEval::new(&hidden);
+    let mut samples = Vec::new();
+    while samples.len() < 20_000 {
+        for pos in random_game(&mut rng) {
+            if pos.is_over() || pos.moves() == 0 {
+                continue;
+            }
+            let v = eval.evaluate_position(pos.player(), pos.opponent()) / 64;
+            samples.push(Sample {
+                player: pos.player(),
+                opponent: pos.opponent(),
+                score: v.clamp(-64, 64) as i8,
+                exact: false,
+                test: false,
+            });
+        }
+    }
+    let spread = samples
+        .iter()
+        .map(|s| f64::from(s.score).abs())
+        .sum::<f64>()
+        / samples.len() as f64;
+    let fit = fit_stage(
+        &samples,
+        &FitConfig {
+            lambda: 0.01,
+            lambda_globals: 0.01,
+            iterations: 500,
+            tolerance: 1e-8,
+        },
+    );
+    assert_eq!(fit.weights.len(), SET.stage_len());
+    let mut learned = PatternWeights::zeros(61, 64).expect("one stage");
+    quantize(&fit.weights, 64, 0, &mut learned);
+    let learned = PatternEval::new(&learned);
+    let error = samples
+        .iter()
+        .map(|s| {
+            (f64::from(learned.evaluate_position(s.player, s.opponent)) / 64.0 - f64::from(s.score))
+                .abs()
+        })
+        .sum::<f64>()
+        / samples.len() as f64;
+    assert!(
+        error < spread / 10.0,
+        "fit error {error:.2} discs against a spread of {spread:.2}"
+    );
+}
+
+#[test]
+fn labels_near_the_end_are_exact_and_the_rest_follow_the_result() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut solver = Solver::<8>::new(16);
+    for _ in 0..5 {
+        let line = random_game(&mut rng);
+        let black = 12;
+        let samples = label_game(&line, black, 10, true, &mut solver);
+        let playable: Vec<&Othello8> = line
+            .iter()
+            .filter(|p| !p.is_over() && p.moves() != 0)
+            .collect();
+        assert_eq!(samples.len(), playable.len());
+        for (s, pos) in samples.iter().zip(playable) {
+            assert_eq!((s.player, s.opponent), (pos.player(), pos.opponent()));
+            assert!(s.test);
+            if pos.empty().count_ones() <= 10 {
+                assert!(s.exact);
+                assert_eq!(i32::from(s.score), Solver::<8>::new(16).solve(pos).score);
+            } else {
+                assert!(!s.exact);
+                let mine = if pos.side_to_move() == Color::Black {
+                    black
+                } else {
+                    -black
+                };
+                assert_eq!(i32::from(s.score), mine);
+            }
+        }
+    }
+}
+
+#[test]
+fn samples_survive_their_file_form_and_bad_ones_are_refused() {
+    let s = Sample {
+        player: 0x0000_0010_0800_0000,
+        opponent: 0x0000_0008_1000_0000,
+        score: -38,
+        exact: true,
+        test: false,
+    };
+    assert_eq!(Sample::from_bytes(&s.to_bytes()), Ok(s));
+    let mut b = s.to_bytes();
+    b[8..16].copy_from_slice(&s.player.to_le_bytes());
+    assert!(Sample::from_bytes(&b).is_err(), "overlapping discs");
+    let mut b = s.to_bytes();
+    b[16] = 100;
+    assert!(Sample::from_bytes(&b).is_err(), "score beyond 64");
+    let mut b = s.to_bytes();
+    b[SAMPLE_LEN - 1] = 9;
+    assert!(Sample::from_bytes(&b).is_err(), "unknown flags");
+}
+
+#[test]
+fn probcut_fits_a_given_line_and_its_text_round_trips() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let pairs: Vec<ProbCutPair> = (0..400)
+        .map(|_| {
+            let shallow = rng.random_range(-2000..2000);
+            let noise = rng.random_range(-50..=50);
+            ProbCutPair {
+                depth: 6,
+                empties: 34,
+                shallow,
+                deep: (shallow as f64 * 0.9) as i32 + 30 + noise,
+            }
+        })
+        .collect();
+    let table = fit_probcut(&pairs);
+    let p = table
+        .get(6, 34)
+        .expect("a row for depth 6 at 30-39 empties");
+    assert!((p.a - 0.9).abs() < 0.02, "{p:?}");
+    assert!((p.b - 30.0).abs() < 10.0, "{p:?}");
+    assert!(p.sigma > 20.0 && p.sigma < 40.0, "{p:?}");
+    // Deeper searches use the deepest row; other empties have none.
+    assert_eq!(table.get(12, 34), Some(p));
+    assert_eq!(table.get(6, 14), None);
+    let text = table.to_text();
+    assert_eq!(ProbCut::from_text(&text), Ok(table));
+    assert!(ProbCut::from_text("6 3 0.9 30").is_err());
+    assert!(ProbCut::from_text("6 3 0.9 30 -1 10").is_err());
+}

@@ -1,0 +1,633 @@
+//! `stonelab train patterns`: the Othello pattern evaluation learned from the WTHOR records —
+//! labelling (exact solves near the end), one least-squares fit per stage, held-out errors per
+//! stage, a plot, the weight file with its card; every phase resumable.
+//!
+//! The run folder: `config.json`; `samples/part-NNNN.bin` (labelled positions, one file per
+//! 4,096 games, each written whole); `fit.bin` (the stages fitted so far) and `log.csv` (one row
+//! per stage); at the end `patterns.bin`, `patterns.json` (the card) and `plots/mae.png`.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello::wthor::{parse_games, WthorGame};
+use othello_engine::pattern::{PatternEval, PatternWeights, PATTERN_SET, SET};
+use othello_engine::train::{
+    fit_stage, label_wthor, mean_abs_error, quantize, self_play, FitConfig, Sample, SelfPlayConfig,
+    SAMPLE_LEN,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::plots::{line_chart, Series};
+
+/// Games per labelled part file.
+const PART_GAMES: usize = 4096;
+const PART_MAGIC: &[u8; 8] = b"stonesmp";
+
+/// The settings of a pattern run (its `config.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PatternConfig {
+    /// The WTHOR folder.
+    pub wthor: PathBuf,
+    /// Use only the first this many games (0: all).
+    pub max_games: usize,
+    /// Positions with at most this many empties are solved exactly.
+    pub exact_empties: u32,
+    /// Empties per stage.
+    pub stage_width: u8,
+    /// Weight units per disc in the file.
+    pub scale: u16,
+    /// Ridge penalty of the pattern weights.
+    pub lambda: f64,
+    /// Ridge penalty of the globals.
+    pub lambda_globals: f64,
+    /// Most conjugate-gradient iterations per stage.
+    pub iterations: usize,
+    /// Seed of the held-out split and the self-play games.
+    pub seed: u64,
+    /// Each stage also fits the positions within this many empties beyond its own (smoother
+    /// stages, more data each); errors are measured on the stage's own positions.
+    pub blend: u32,
+    /// Self-play games added after the first fit (0: records only).
+    pub self_play_games: usize,
+    /// Search depth of the self-play games.
+    pub self_play_depth: u32,
+}
+
+/// What `stonelab train patterns` needs from the command line.
+pub struct PatternArgs<'a> {
+    pub out: &'a Path,
+    pub config: PatternConfig,
+    pub resume: bool,
+    pub force: bool,
+    pub quiet: bool,
+}
+
+fn bar(quiet: bool, total: u64, what: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let template = format!(
+        "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {what}, ETA {{eta_precise}} {{msg}}"
+    );
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}
+
+fn load_games(config: &PatternConfig) -> Result<Vec<WthorGame>> {
+    let mut games = Vec::new();
+    for path in crate::data_cmd::wthor_files(&config.wthor)? {
+        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let file = parse_games(&bytes).with_context(|| format!("reading {}", path.display()))?;
+        if file.header.depth != 24 {
+            bail!(
+                "{}: theoretical scores from {} empties; the labels assume 24 (the WTHOR files \
+                 in data/othello/wthor)",
+                path.display(),
+                file.header.depth
+            );
+        }
+        games.extend(file.games);
+    }
+    if config.max_games > 0 {
+        games.truncate(config.max_games);
+    }
+    Ok(games)
+}
+
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+fn write_part(path: &Path, samples: &[Sample]) -> Result<()> {
+    let mut body = Vec::with_capacity(samples.len() * SAMPLE_LEN);
+    for s in samples {
+        body.extend_from_slice(&s.to_bytes());
+    }
+    let sum = fnv1a(0xcbf2_9ce4_8422_2325, &body);
+    let tmp = path.with_extension("tmp");
+    let mut f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    f.write_all(PART_MAGIC)?;
+    f.write_all(&(samples.len() as u64).to_le_bytes())?;
+    f.write_all(&sum.to_le_bytes())?;
+    f.write_all(&body)?;
+    f.sync_all()?;
+    drop(f);
+    fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+fn read_part(path: &Path) -> Result<Vec<Sample>> {
+    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let what = || {
+        format!(
+            "{} is not a complete sample part (delete it to relabel)",
+            path.display()
+        )
+    };
+    if bytes.len() < 24 || &bytes[..8] != PART_MAGIC {
+        bail!(what());
+    }
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&bytes[8..16]);
+    let count = u64::from_le_bytes(w) as usize;
+    w.copy_from_slice(&bytes[16..24]);
+    let sum = u64::from_le_bytes(w);
+    let body = &bytes[24..];
+    if Some(body.len()) != count.checked_mul(SAMPLE_LEN)
+        || fnv1a(0xcbf2_9ce4_8422_2325, body) != sum
+    {
+        bail!(what());
+    }
+    body.chunks_exact(SAMPLE_LEN)
+        .map(|c| {
+            let mut b = [0u8; SAMPLE_LEN];
+            b.copy_from_slice(c);
+            Sample::from_bytes(&b).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// Labels the games part by part (finished parts are kept), then returns every sample.
+fn label(out: &Path, config: &PatternConfig, quiet: bool) -> Result<Vec<Sample>> {
+    let games = load_games(config)?;
+    let dir = out.join("samples");
+    fs::create_dir_all(&dir)?;
+    let parts = games.len().div_ceil(PART_GAMES);
+    let todo: Vec<usize> = (0..parts)
+        .filter(|p| !dir.join(format!("part-{p:04}.bin")).exists())
+        .collect();
+    if !todo.is_empty() {
+        let progress = bar(quiet, games.len() as u64, "games labelled");
+        progress.set_position(((parts - todo.len()) * PART_GAMES).min(games.len()) as u64);
+        let mut skipped = 0;
+        for p in todo {
+            let chunk = &games[p * PART_GAMES..((p + 1) * PART_GAMES).min(games.len())];
+            let (samples, skip) = label_wthor(
+                chunk,
+                (p * PART_GAMES) as u64,
+                config.exact_empties,
+                config.seed,
+                &|| progress.inc(1),
+            );
+            skipped += skip;
+            write_part(&dir.join(format!("part-{p:04}.bin")), &samples)?;
+        }
+        progress.finish_and_clear();
+        if skipped > 0 {
+            eprintln!("{skipped} games did not replay and were left out");
+        }
+    }
+    let mut all = Vec::new();
+    for p in 0..parts {
+        all.extend(read_part(&dir.join(format!("part-{p:04}.bin")))?);
+    }
+    Ok(all)
+}
+
+/// One row of `log.csv`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StageRow {
+    pub stage: usize,
+    pub min_empties: u32,
+    pub max_empties: u32,
+    pub train: usize,
+    pub test: usize,
+    pub train_mae: f64,
+    pub test_mae: f64,
+    pub iterations: usize,
+    pub seconds: f64,
+}
+
+const LOG_HEADER: &str =
+    "stage,min_empties,max_empties,train,test,train_mae,test_mae,iterations,seconds";
+
+fn read_log(path: &Path) -> Result<Vec<StageRow>> {
+    let Ok(text) = fs::read_to_string(path) else {
+        return Ok(Vec::new());
+    };
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let bad = || anyhow::anyhow!("{} line {}: not a stage row", path.display(), i + 1);
+        if f.len() != 9 {
+            return Err(bad());
+        }
+        rows.push(StageRow {
+            stage: f[0].parse().map_err(|_| bad())?,
+            min_empties: f[1].parse().map_err(|_| bad())?,
+            max_empties: f[2].parse().map_err(|_| bad())?,
+            train: f[3].parse().map_err(|_| bad())?,
+            test: f[4].parse().map_err(|_| bad())?,
+            train_mae: f[5].parse().map_err(|_| bad())?,
+            test_mae: f[6].parse().map_err(|_| bad())?,
+            iterations: f[7].parse().map_err(|_| bad())?,
+            seconds: f[8].parse().map_err(|_| bad())?,
+        });
+    }
+    Ok(rows)
+}
+
+fn write_log(path: &Path, rows: &[StageRow]) -> Result<()> {
+    let mut text = String::from(LOG_HEADER);
+    text.push('\n');
+    for r in rows {
+        text.push_str(&format!(
+            "{},{},{},{},{},{:.4},{:.4},{},{:.1}\n",
+            r.stage,
+            r.min_empties,
+            r.max_empties,
+            r.train,
+            r.test,
+            r.train_mae,
+            r.test_mae,
+            r.iterations,
+            r.seconds
+        ));
+    }
+    fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Fits every stage (resuming from `{prefix}fit.bin` and `{prefix}log.csv`).
+fn fit_all(
+    out: &Path,
+    prefix: &str,
+    samples: &[Sample],
+    config: &PatternConfig,
+    quiet: bool,
+) -> Result<(PatternWeights, Vec<StageRow>)> {
+    let fit_path = out.join(format!("{prefix}fit.bin"));
+    let log_path = out.join(format!("{prefix}log.csv"));
+    let mut weights = match fs::read(&fit_path) {
+        Ok(bytes) => PatternWeights::from_bytes(&bytes)
+            .with_context(|| format!("reading {}", fit_path.display()))?,
+        Err(_) => PatternWeights::zeros(config.stage_width, config.scale)?,
+    };
+    let mut rows = read_log(&log_path)?;
+    if rows.len() > weights.stages() || rows.iter().enumerate().any(|(i, r)| r.stage != i) {
+        bail!("{} does not match this run's stages", log_path.display());
+    }
+    let width = u32::from(config.stage_width);
+    let mut by_stage: Vec<Vec<Sample>> = vec![Vec::new(); weights.stages()];
+    for s in samples {
+        let e = s.empties();
+        let first = weights.stage(e.saturating_sub(config.blend));
+        let last = weights.stage((e + config.blend).min(60));
+        for (stage, list) in by_stage.iter_mut().enumerate().take(last + 1).skip(first) {
+            // Held-out positions count only in their own stage.
+            if !s.test || stage == weights.stage(e) {
+                list.push(*s);
+            }
+        }
+    }
+    let fit_config = FitConfig {
+        lambda: config.lambda,
+        lambda_globals: config.lambda_globals,
+        iterations: config.iterations,
+        ..FitConfig::default()
+    };
+    let progress = bar(quiet, weights.stages() as u64, "stages fitted");
+    progress.set_position(rows.len() as u64);
+    let done = rows.len();
+    for (stage, list) in by_stage.iter().enumerate().skip(done) {
+        let t = Instant::now();
+        let (test, train): (Vec<Sample>, Vec<Sample>) = list.iter().partition(|s| s.test);
+        let fit = fit_stage(&train, &fit_config);
+        quantize(&fit.weights, config.scale, stage, &mut weights);
+        let eval = PatternEval::new(&weights);
+        let own: Vec<Sample> = train
+            .iter()
+            .filter(|s| weights.stage(s.empties()) == stage)
+            .copied()
+            .collect();
+        let (train_mae, _) = mean_abs_error(&eval, &own);
+        let (test_mae, _) = mean_abs_error(&eval, &test);
+        rows.push(StageRow {
+            stage,
+            min_empties: stage as u32 * width,
+            max_empties: (stage as u32 * width + width - 1).min(60),
+            train: own.len(),
+            test: test.len(),
+            train_mae,
+            test_mae,
+            iterations: fit.iterations,
+            seconds: t.elapsed().as_secs_f64(),
+        });
+        fs::write(&fit_path, weights.to_bytes())?;
+        write_log(&log_path, &rows)?;
+        progress.set_message(format!("held-out error {test_mae:.2} discs"));
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok((weights, rows))
+}
+
+/// Games per self-play part file.
+const SELF_PLAY_PART: usize = 1024;
+
+/// Plays the self-play games part by part (finished parts are kept) and returns their samples.
+fn self_play_samples(
+    out: &Path,
+    eval: &std::sync::Arc<PatternEval>,
+    config: &PatternConfig,
+    quiet: bool,
+) -> Result<Vec<Sample>> {
+    let dir = out.join("samples");
+    let parts = config.self_play_games.div_ceil(SELF_PLAY_PART);
+    let progress = bar(quiet, config.self_play_games as u64, "self-play games");
+    let mut all = Vec::new();
+    for p in 0..parts {
+        let path = dir.join(format!("self-play-{p:04}.bin"));
+        let first = p * SELF_PLAY_PART;
+        let games = SELF_PLAY_PART.min(config.self_play_games - first);
+        if !path.exists() {
+            let sp = SelfPlayConfig {
+                games,
+                random_plies: 6,
+                depth: config.self_play_depth,
+                noise: 0.1,
+                noise_until: 40,
+                exact_empties: config.exact_empties,
+                seed: config.seed,
+            };
+            let samples = self_play(eval, &sp, first as u64, &|| progress.inc(1));
+            write_part(&path, &samples)?;
+        } else {
+            progress.inc(games as u64);
+        }
+        all.extend(read_part(&path)?);
+    }
+    progress.finish_and_clear();
+    Ok(all)
+}
+
+/// The card written beside the weights.
+#[derive(Serialize)]
+struct Card<'a> {
+    format: &'static str,
+    algo: &'static str,
+    game: &'static str,
+    board_size: usize,
+    pattern_set: u16,
+    stage_width: u8,
+    stages: usize,
+    scale: u16,
+    weights: &'static str,
+    distinct_weights_per_stage: usize,
+    samples: SampleCounts,
+    held_out_mae: Vec<(u32, u32, f64)>,
+    config: &'a PatternConfig,
+    stonelab: &'static str,
+}
+
+#[derive(Serialize, Clone, Copy, Default)]
+struct SampleCounts {
+    train: usize,
+    test: usize,
+    exact: usize,
+}
+
+/// Runs (or resumes) a pattern training run.
+pub fn train(args: &PatternArgs<'_>) -> Result<()> {
+    let out = args.out;
+    let config_path = out.join("config.json");
+    if args.resume {
+        let text = fs::read_to_string(&config_path)
+            .with_context(|| format!("--resume: reading {}", config_path.display()))?;
+        let saved: PatternConfig = serde_json::from_str(&text)
+            .with_context(|| format!("--resume: {} is not a pattern run", config_path.display()))?;
+        if saved != args.config {
+            bail!(
+                "--resume: {} was made with other settings; resume with the same options \
+                 (saved: {})",
+                out.display(),
+                text.trim()
+            );
+        }
+    } else {
+        if out.exists() {
+            if !args.force {
+                bail!(
+                    "{} exists: --resume to continue it or --force to start over",
+                    out.display()
+                );
+            }
+            fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
+        }
+        // Check the records before making the run folder.
+        crate::data_cmd::wthor_files(&args.config.wthor)?;
+        fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+        fs::write(&config_path, serde_json::to_string_pretty(&args.config)?)?;
+    }
+    let config = &args.config;
+    let started = Instant::now();
+    let samples = label(out, config, args.quiet)?;
+    let mut counts = SampleCounts {
+        train: samples.iter().filter(|s| !s.test).count(),
+        test: samples.iter().filter(|s| s.test).count(),
+        exact: samples.iter().filter(|s| s.exact).count(),
+    };
+    if !args.quiet {
+        eprintln!(
+            "{} positions: {} training, {} held out, {} solved exactly ({:.0} s)",
+            samples.len(),
+            counts.train,
+            counts.test,
+            counts.exact,
+            started.elapsed().as_secs_f64()
+        );
+    }
+
+    let mut samples = samples;
+    let (mut weights, mut rows) = fit_all(out, "", &samples, config, args.quiet)?;
+    if config.self_play_games > 0 {
+        let eval = std::sync::Arc::new(PatternEval::new(&weights));
+        let games = self_play_samples(out, &eval, config, args.quiet)?;
+        if !args.quiet {
+            eprintln!(
+                "{} self-play positions from {} games; fitting again on everything",
+                games.len(),
+                config.self_play_games
+            );
+        }
+        counts.train += games.iter().filter(|s| !s.test).count();
+        counts.test += games.iter().filter(|s| s.test).count();
+        counts.exact += games.iter().filter(|s| s.exact).count();
+        samples.extend(games);
+        (weights, rows) = fit_all(out, "final-", &samples, config, args.quiet)?;
+    }
+
+    fs::write(out.join("patterns.bin"), weights.to_bytes())?;
+    let card = Card {
+        format: "stonelab-model/1",
+        algo: "othello",
+        game: "othello8",
+        board_size: 8,
+        pattern_set: PATTERN_SET,
+        stage_width: config.stage_width,
+        stages: weights.stages(),
+        scale: config.scale,
+        weights: "patterns.bin",
+        distinct_weights_per_stage: SET.stage_len(),
+        samples: counts,
+        held_out_mae: rows
+            .iter()
+            .map(|r| {
+                (
+                    r.min_empties,
+                    r.max_empties,
+                    (r.test_mae * 1000.0).round() / 1000.0,
+                )
+            })
+            .collect(),
+        config,
+        stonelab: env!("CARGO_PKG_VERSION"),
+    };
+    fs::write(
+        out.join("patterns.json"),
+        serde_json::to_string_pretty(&card)?,
+    )?;
+    let plots = out.join("plots");
+    fs::create_dir_all(&plots)?;
+    let series = |name: &str, f: fn(&StageRow) -> f64| Series {
+        name: name.into(),
+        points: rows
+            .iter()
+            .filter(|r| r.test > 0)
+            .map(|r| (f64::from(r.min_empties), f(r)))
+            .collect(),
+    };
+    line_chart(
+        &plots.join("mae.png"),
+        "mean absolute error per stage (discs)",
+        "empty squares",
+        "discs",
+        &[
+            series("training", |r| r.train_mae),
+            series("held out", |r| r.test_mae),
+        ],
+        None,
+    )?;
+    if !args.quiet {
+        let (n, sum) = rows.iter().fold((0usize, 0.0), |(n, s), r| {
+            (n + r.test, s + r.test_mae * r.test as f64)
+        });
+        eprintln!(
+            "patterns: {} ({:.2} discs mean held-out error over {n} positions, {:.0} s)",
+            out.join("patterns.bin").display(),
+            sum / n.max(1) as f64,
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// What `stonelab train probcut` needs from the command line.
+pub struct ProbCutArgs<'a> {
+    pub out: &'a Path,
+    pub wthor: &'a Path,
+    pub weights: Option<&'a Path>,
+    pub positions: usize,
+    pub max_depth: u32,
+    pub seed: u64,
+    pub force: bool,
+    pub quiet: bool,
+}
+
+/// Fits the Multi-ProbCut regressions: full-width searches to `max_depth` on record positions
+/// of 20-50 discs (one per game, seeded), written to `OUT/probcut.txt` with `pairs.csv`.
+pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
+    let out = args.out;
+    if out.exists() && !args.force {
+        bail!("{} exists: --force to start over", out.display());
+    }
+    let games = load_games(&PatternConfig {
+        wthor: args.wthor.to_path_buf(),
+        max_games: 0,
+        exact_empties: 0,
+        stage_width: 1,
+        scale: 64,
+        lambda: 0.0,
+        lambda_globals: 0.0,
+        iterations: 0,
+        seed: args.seed,
+        blend: 0,
+        self_play_games: 0,
+        self_play_depth: 0,
+    })?;
+    let eval = match args.weights {
+        Some(path) => {
+            let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            std::sync::Arc::new(PatternEval::new(
+                &PatternWeights::from_bytes(&bytes)
+                    .with_context(|| format!("reading {}", path.display()))?,
+            ))
+        }
+        None => othello_engine::pattern::bundled(),
+    };
+    // A seeded walk through the games: each picked game gives its position after a seeded
+    // number of moves (16-46).
+    let mut state = args.seed ^ 0x005e_ed0f_9c0d;
+    let mut next = move || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut positions = Vec::new();
+    let mut tries = 0;
+    while positions.len() < args.positions && tries < args.positions * 20 {
+        tries += 1;
+        let game = &games[(next() % games.len() as u64) as usize];
+        let Ok(replay) = game.replay() else { continue };
+        let ply = 16 + (next() % 31) as usize;
+        if let Some(pos) = replay.positions().get(ply) {
+            if pos.moves() != 0 {
+                positions.push(*pos);
+            }
+        }
+    }
+    if fs::metadata(out).is_ok() {
+        fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
+    }
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let started = Instant::now();
+    let progress = bar(args.quiet, positions.len() as u64, "positions searched");
+    let pairs = othello_engine::train::probcut_pairs(&eval, &positions, args.max_depth, &|| {
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    let mut csv = String::from("depth,empties,shallow,deep\n");
+    for p in &pairs {
+        csv.push_str(&format!(
+            "{},{},{},{}\n",
+            p.depth, p.empties, p.shallow, p.deep
+        ));
+    }
+    fs::write(out.join("pairs.csv"), csv)?;
+    let table = othello_engine::train::fit_probcut(&pairs);
+    fs::write(out.join("probcut.txt"), table.to_text())?;
+    if !args.quiet {
+        eprintln!(
+            "probcut: {} pairs from {} positions, {} regressions, {:.0} s -> {}",
+            pairs.len(),
+            positions.len(),
+            table.rows.len(),
+            started.elapsed().as_secs_f64(),
+            out.join("probcut.txt").display()
+        );
+    }
+    Ok(())
+}
