@@ -578,14 +578,8 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
     };
     // A seeded walk through the games: each picked game gives its position after a seeded
     // number of moves (16-46).
-    let mut state = args.seed ^ 0x005e_ed0f_9c0d;
-    let mut next = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = othello_engine::train::SplitMix(args.seed ^ 0x005e_ed0f_9c0d);
+    let mut next = move || rng.next_u64();
     let mut positions = Vec::new();
     let mut tries = 0;
     while positions.len() < args.positions && tries < args.positions * 20 {

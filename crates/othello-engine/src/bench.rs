@@ -136,14 +136,8 @@ pub fn midgame_positions(count: usize) -> Vec<othello::Othello8> {
     let mut number = 0u64;
     while out.len() < count {
         number += 1;
-        let mut state = number.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut rng = crate::train::SplitMix(number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut next = || rng.next_u64();
         let discs = 20 + next() % 20;
         let mut pos = othello::Othello8::new();
         while !pos.is_over() && u64::from(64 - pos.empty().count_ones()) < discs {

@@ -334,7 +334,8 @@ pub fn build(
                         .map(|mv| {
                             let child = pos.play_unchecked(mv);
                             let score = if child.is_over() {
-                                -child_margin(&child) * search.scale()
+                                -crate::midgame::final_margin(child.player(), child.opponent())
+                                    * search.scale()
                             } else {
                                 -search
                                     .search(&child, depth.saturating_sub(1).max(1), None, None)
@@ -355,19 +356,6 @@ pub fn build(
     }
     back_up(&mut book);
     book
-}
-
-fn child_margin(pos: &Othello8) -> i32 {
-    let (p, o) = (
-        pos.player().count_ones() as i32,
-        pos.opponent().count_ones() as i32,
-    );
-    let empty = 64 - p - o;
-    match p.cmp(&o) {
-        std::cmp::Ordering::Greater => p - o + empty,
-        std::cmp::Ordering::Less => p - o - empty,
-        std::cmp::Ordering::Equal => 0,
-    }
 }
 
 /// Negamax through the book: a move into another book position scores minus that position's
@@ -441,11 +429,10 @@ impl BookAgent {
     }
 
     fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        let mut rng = crate::train::SplitMix(self.state);
+        let value = rng.next_u64();
+        self.state = rng.0;
+        value
     }
 }
 

@@ -179,7 +179,7 @@ impl Node {
 }
 
 /// The final margin for the side to move, empties to the winner.
-fn final_margin(p: u64, o: u64) -> i32 {
+pub(crate) fn final_margin(p: u64, o: u64) -> i32 {
     let (mine, theirs) = (p.count_ones() as i32, o.count_ones() as i32);
     let empty = 64 - mine - theirs;
     match mine.cmp(&theirs) {
