@@ -57,8 +57,13 @@ impl<const N: usize> SolverAgent<N> {
         time: Option<Duration>,
         midgame: Box<dyn Agent<Othello<N>>>,
     ) -> Self {
+        let solver = if N == 8 {
+            Solver::new(22).with_evaluation(crate::pattern::bundled())
+        } else {
+            Solver::new(20)
+        };
         SolverAgent {
-            solver: Solver::new(if N == 8 { 22 } else { 20 }),
+            solver,
             time,
             midgame,
             exact_empties,

@@ -59,7 +59,8 @@ pub fn endgame(
     mut on_row: impl FnMut(&EndgameRow),
 ) -> EndgameReport {
     let suite = ffo_suite();
-    let mut solver = Solver::<8>::new(table_bits);
+    let mut solver = Solver::<8>::new(table_bits).with_evaluation(crate::pattern::bundled());
+    solver.allocate();
     let mut report = EndgameReport {
         rows: Vec::new(),
         nodes: 0,

@@ -12,6 +12,7 @@ pub mod obf;
 pub mod pattern;
 mod solver;
 mod stability;
+mod table_memory;
 pub mod train;
 
 pub use agent::SolverAgent;

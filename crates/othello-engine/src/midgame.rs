@@ -232,9 +232,9 @@ impl Table {
     pub fn new(bits: u32) -> Table {
         let len = 1usize << bits.clamp(4, 28);
         Table {
-            slots: (0..len)
-                .map(|_| [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)])
-                .collect(),
+            slots: crate::table_memory::huge_vec(len, || {
+                [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]
+            }),
             mask: len - 2,
         }
     }
@@ -363,10 +363,10 @@ impl Midgame {
     #[must_use]
     pub fn new(eval: Arc<PatternEval>, table_bits: u32) -> Midgame {
         Midgame {
+            solver: Solver::new(16).with_evaluation(eval.clone()),
             eval,
             table: Arc::new(Table::new(table_bits)),
             stop: Arc::new(AtomicBool::new(false)),
-            solver: Solver::new(16),
             nodes: 0,
             deadline: None,
             node_limit: None,
@@ -732,7 +732,7 @@ impl Midgame {
             eval: self.eval.clone(),
             table: self.table.clone(),
             stop: self.stop.clone(),
-            solver: Solver::new(16),
+            solver: Solver::new(16).with_evaluation(self.eval.clone()),
             nodes: 0,
             deadline: None,
             node_limit: None,

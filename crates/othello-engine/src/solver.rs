@@ -2,9 +2,11 @@
 //! under perfect play, with a best move.
 //!
 //! Principal-variation search with null windows everywhere else, a transposition table of exact
-//! bounds keyed by the whole position, fastest-first move ordering (fewest opponent replies,
-//! corners counted twice) above a few empties and quadrant-parity ordering below, stability
-//! cutoffs, and special code for the last four empty squares that never generates a move list.
+//! bounds keyed by the whole position, move ordering by a shallow search of the learned pattern
+//! evaluation far from the end (8x8, where the solver is given one), fastest-first (fewest
+//! opponent replies, corners counted twice) nearer the end and quadrant parity in the last few
+//! empties, stability cutoffs, and special code for the last four empty squares that never
+//! generates a move list. Large tables are backed by huge pages where Linux offers them.
 //! The recursive kernel is compiled twice from one macro: portable, and for x86-64-v3
 //! (popcnt/lzcnt/BMI/AVX2) where the CPU has it.
 
@@ -14,6 +16,7 @@ use game::Game;
 use othello::bitboard::{corners, flips, legal_moves, neighbours};
 use othello::{Move, Othello, Square};
 
+use crate::pattern::{Features, PatternEval};
 use crate::stable_discs;
 
 /// Bounds on the exact score of one position.
@@ -55,6 +58,8 @@ pub struct Solver<const N: usize> {
     bits: u32,
     nodes: u64,
     kernel: Kernel,
+    /// The learned evaluation that orders moves far from the end (8x8 only).
+    eval: Option<std::sync::Arc<PatternEval>>,
 }
 
 /// Which compilation of the recursive kernel a [`Solver`] runs. Both come from one macro and
@@ -75,8 +80,9 @@ pub const MAX_TABLE_BITS: u32 = 28;
 const SMALL: u32 = 4;
 /// Below this many empties moves are tried in parity order without sorting.
 const SORT_MIN: u32 = 7;
-/// The table is used from this many empties up.
-const TABLE_MIN: u32 = 7;
+/// The table is used from this many empties up (below, a probe's cache miss costs more than the
+/// nodes it saves).
+const TABLE_MIN: u32 = 8;
 /// Stability cutoffs are tried from this many empties up.
 const STABILITY_MIN: u32 = 6;
 
@@ -91,6 +97,20 @@ fn final_score(player: u64, opponent: u64, squares: i32) -> i32 {
         std::cmp::Ordering::Equal => 0,
     }
 }
+
+/// The squares around each square (king moves): a move there flips nothing unless one of
+/// them holds an opponent disc.
+static AROUND: [u64; 64] = {
+    let mut t = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let bit = 1u64 << sq;
+        let row = ((bit << 1) & 0xfefe_fefe_fefe_fefe) | ((bit >> 1) & 0x7f7f_7f7f_7f7f_7f7f) | bit;
+        t[sq] = (row | (row << 8) | (row >> 8)) & !bit;
+        sq += 1;
+    }
+    t
+};
 
 /// The first of the two slots (a bucket) where a position may be stored.
 #[inline(always)]
@@ -154,6 +174,73 @@ const ETC_MIN: u32 = 14;
 const SHALLOW_MIN: u32 = 14;
 /// How much the fastest-first key counts beside the shallow search score.
 const SHALLOW_MIX: i32 = 1;
+
+/// From this many empties, moves are ordered by the learned evaluation where the solver has one.
+const EVAL_ORDER_MIN: u32 = 16;
+/// Weight of the opponent's replies (corners twice) beside the evaluation (1/64 disc units).
+const EVAL_MOBILITY_WEIGHT: i32 = 64;
+
+/// How deep the evaluation search behind the ordering looks at a node with `empties` empties
+/// (chosen by node counts on FFO #40-#49).
+fn eval_order_depth(empties: u32) -> u32 {
+    match empties {
+        0..=16 => 0,
+        17..=18 => 1,
+        19..=20 => 2,
+        _ => 3,
+    }
+}
+
+/// A shallow alpha-beta over the learned evaluation (1/scale discs, side to move), with the
+/// features carried incrementally: how the solver orders moves far from the end.
+fn eval_search(
+    eval: &PatternEval,
+    features: &Features,
+    player: u64,
+    opponent: u64,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+) -> i32 {
+    if depth == 0 {
+        return eval.evaluate(features, player, opponent);
+    }
+    let mut moves = legal_moves(player, opponent);
+    if moves == 0 {
+        if legal_moves(opponent, player) == 0 {
+            return eval.scale() * final_score(player, opponent, 64);
+        }
+        let mut passed = *features;
+        passed.pass();
+        return -eval_search(eval, &passed, opponent, player, depth - 1, -beta, -alpha);
+    }
+    let mut best = i32::MIN + 1;
+    while moves != 0 {
+        let sq = moves.trailing_zeros();
+        moves &= moves - 1;
+        let f = flips(sq, player, opponent);
+        let child = features.after(sq, f);
+        let score = -eval_search(
+            eval,
+            &child,
+            opponent ^ f,
+            player | f | 1 << sq,
+            depth - 1,
+            -beta,
+            -alpha,
+        );
+        if score > best {
+            best = score;
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+    }
+    best
+}
 
 /// X-squares (diagonal neighbours of the corners) of an `n x n` board.
 const fn x_squares(n: usize) -> u64 {
@@ -230,6 +317,8 @@ struct Ctx<'a> {
     node_limit: u64,
     /// The search gave up: scores are meaningless and nothing more is stored.
     aborted: bool,
+    /// The learned evaluation that orders moves far from the end (8x8 only).
+    eval: Option<&'a PatternEval>,
 }
 
 impl Ctx<'_> {
@@ -242,6 +331,7 @@ impl Ctx<'_> {
             deadline: None,
             node_limit: u64::MAX,
             aborted: false,
+            eval: None,
         }
     }
 
@@ -274,11 +364,12 @@ macro_rules! solver_kernels {
         fn last1<const N: usize>(ctx: &mut Ctx, player: u64, opponent: u64, sq: u32) -> i32 {
             let squares = (N * N) as i32;
             ctx.nodes += 1;
-            let f = flips(sq, player, opponent);
+            let around = AROUND[sq as usize];
+            let f = if around & opponent != 0 { flips(sq, player, opponent) } else { 0 };
             if f != 0 {
                 return 2 * (player.count_ones() + f.count_ones() + 1) as i32 - squares;
             }
-            let f = flips(sq, opponent, player);
+            let f = if around & player != 0 { flips(sq, opponent, player) } else { 0 };
             if f != 0 {
                 return squares - 2 * (opponent.count_ones() + f.count_ones() + 1) as i32;
             }
@@ -309,6 +400,9 @@ macro_rules! solver_kernels {
                 while todo != 0 {
                     let sq = todo.trailing_zeros();
                     todo &= todo - 1;
+                    if AROUND[sq as usize] & opponent == 0 {
+                        continue;
+                    }
                     let f = flips(sq, player, opponent);
                     if f == 0 {
                         continue;
@@ -499,6 +593,12 @@ macro_rules! solver_kernels {
             if empties >= SORT_MIN {
                 let corner_mask = const { corners(N) };
                 let odd = odd_quadrants(empty, &const { quadrants(N) });
+                let learned = match ctx.eval {
+                    Some(eval) if N == 8 && empties >= EVAL_ORDER_MIN => {
+                        Some((eval, Features::from_scratch(player, opponent)))
+                    }
+                    _ => None,
+                };
                 while rest != 0 {
                     let sq = rest.trailing_zeros();
                     rest &= rest - 1;
@@ -519,7 +619,12 @@ macro_rules! solver_kernels {
                     let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
                     let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16
                         + potential * POTENTIAL_WEIGHT;
-                    if empties >= SHALLOW_MIN {
+                    if let Some((eval, features)) = &learned {
+                        // The opponent's value after the move, searched a little (smaller first).
+                        let cf = features.after(sq, f);
+                        key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * EVAL_MOBILITY_WEIGHT
+                            + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000);
+                    } else if empties >= SHALLOW_MIN {
                         let depth = if empties >= 22 { 3 } else if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
                         key = key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000);
                     }
@@ -688,6 +793,7 @@ impl<const N: usize> Solver<N> {
             bits: table_bits.clamp(4, MAX_TABLE_BITS),
             nodes: 0,
             kernel: Kernel::Dispatched,
+            eval: None,
         }
     }
 
@@ -698,10 +804,25 @@ impl<const N: usize> Solver<N> {
         self
     }
 
+    /// This solver ordering moves by `eval` far from the end (used on 8x8 boards only).
+    #[must_use]
+    pub fn with_evaluation(mut self, eval: std::sync::Arc<PatternEval>) -> Self {
+        self.eval = Some(eval);
+        self
+    }
+
     /// The bytes of its table once it has searched.
     #[must_use]
     pub fn table_bytes(&self) -> usize {
         (1usize << self.bits) * std::mem::size_of::<Entry>()
+    }
+
+    /// Allocates the table now rather than in the first search (so that search's time does
+    /// not include writing the table's memory).
+    pub fn allocate(&mut self) {
+        if self.table.is_empty() {
+            self.table = crate::table_memory::huge_vec(1usize << self.bits, Entry::default);
+        }
     }
 
     /// Forgets every stored bound.
@@ -812,10 +933,9 @@ impl<const N: usize> Solver<N> {
     ) -> (Solution, bool) {
         let start = Instant::now();
         let (player, opponent) = (pos.player(), pos.opponent());
-        if self.table.is_empty() {
-            self.table = vec![Entry::default(); 1usize << self.bits];
-        }
+        self.allocate();
         let mut ctx = Ctx::unlimited(&mut self.table);
+        ctx.eval = self.eval.as_deref();
         if limit.deadline.is_some() || limit.nodes.is_some() {
             ctx.deadline = limit.deadline;
             ctx.node_limit = limit.nodes.unwrap_or(u64::MAX);

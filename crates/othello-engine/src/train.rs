@@ -153,7 +153,7 @@ pub fn label_wthor(
         .par_chunks(64)
         .enumerate()
         .map(|(c, chunk)| {
-            let mut solver = Solver::<8>::new(16);
+            let mut solver = Solver::<8>::new(16).with_evaluation(crate::pattern::bundled());
             let mut out = Vec::new();
             for (k, game) in chunk.iter().enumerate() {
                 let index = first_index + (c * 64 + k) as u64;
@@ -441,7 +441,7 @@ pub fn self_play(
         .par_chunks(8)
         .map(|chunk| {
             let mut search = crate::midgame::Midgame::new(eval.clone(), 16);
-            let mut solver = Solver::<8>::new(16);
+            let mut solver = Solver::<8>::new(16).with_evaluation(crate::pattern::bundled());
             let mut out = Vec::new();
             for &k in chunk {
                 let mut rng = SplitMix(config.seed ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93));
