@@ -219,6 +219,11 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 "time",
                 "time per move, e.g. 1s (searches as deep as it allows)",
             ),
+            (
+                "game_time",
+                "a clock for the whole game, e.g. 5m: each move gets its share of what is left \
+                 (with `time`, that caps each move too)",
+            ),
             ("threads", "midgame search threads (default 1; lazy SMP)"),
             (
                 "book",
@@ -294,6 +299,12 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                     32,
                     seed,
                 ));
+            }
+            if let Some(game_time) = spec.duration("game_time")? {
+                if game_time.is_zero() {
+                    return Err(bad("game_time", "0".into(), "a positive duration, e.g. 5m"));
+                }
+                agent = Box::new(othello_engine::clock::GameClock::new(agent, game_time));
             }
             // `N` is 8 here (registered for 8x8 only): the boxed agent has this registry's type.
             let any: Box<dyn std::any::Any> = Box::new(agent);

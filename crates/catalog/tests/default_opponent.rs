@@ -242,3 +242,24 @@ fn default_othello6_opponent_solves_endgames_within_its_reach() {
         checked += 1;
     }
 }
+
+/// `othello:game_time=…` builds a clocked engine; a zero or malformed clock is refused with a
+/// message naming the key.
+#[test]
+fn othello_game_time_spec() {
+    let registry = Othello8::registry();
+    let mut agent = registry
+        .build("othello:game_time=2s,book=off", 1)
+        .expect("a clocked engine");
+    let started = Instant::now();
+    let d = agent
+        .select(&Othello8::new(), &Budget::default())
+        .expect("a move");
+    assert!(Othello8::new().legal_moves().contains(&d.mv));
+    // The first move's share of a 2 s game is about a 26th of it.
+    assert!(started.elapsed() < Duration::from_millis(400));
+    for bad in ["othello:game_time=0", "othello:game_time=soon"] {
+        let err = registry.build(bad, 1).err().expect("refused").to_string();
+        assert!(err.contains("game_time"), "{bad}: {err}");
+    }
+}

@@ -5,6 +5,7 @@
 mod agent;
 pub mod bench;
 pub mod book;
+pub mod clock;
 mod eval;
 pub mod level;
 pub mod midgame;

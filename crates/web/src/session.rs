@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use game::Color;
+use search::analysis::multi_pv;
 use search::{Agent, Budget, Decision, Registry};
 use serde_json::{json, Value};
 
 use crate::catalog::Model;
 use crate::error::ApiError;
 use crate::memory::MemoryBudget;
-use crate::view::WebGame;
+use crate::view::{Scored, WebGame};
 
 /// A game the server holds, whatever its type.
 pub trait Session: Send {
@@ -170,6 +171,32 @@ impl<G: WebGame> GameSession<G> {
         };
         session.set_players(Some(black), Some(white))?;
         Ok(session)
+    }
+
+    /// Every legal move scored by `spec`'s multi-PV analysis, the time shared among the moves
+    /// (at least 5 ms each); the agent's tables are reserved through `reserve` first.
+    fn engine_analysis(
+        &self,
+        spec: &str,
+        time: Duration,
+        reserve: &mut dyn FnMut(usize) -> Result<(), ApiError>,
+    ) -> Result<Vec<Scored<G::Move>>, ApiError> {
+        let pos = self.current();
+        let moves = pos.legal_moves();
+        if pos.is_over() || moves.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut agent = self
+            .build(spec, self.seed)?
+            .ok_or_else(|| ApiError::internal("no analysis agent"))?;
+        reserve(agent.table_bytes())?;
+        let share = (time / moves.len() as u32).max(Duration::from_millis(5));
+        let budget = Budget::time(share);
+        Ok(multi_pv(agent.as_mut(), pos, &budget, &budget, moves.len())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(Scored::of)
+            .collect())
     }
 
     fn current(&self) -> &G {
@@ -494,9 +521,16 @@ impl<G: WebGame> Session for GameSession<G> {
             held.push(memory.take(bytes, "the analysis")?);
             Ok(())
         };
-        let moves: Vec<Value> = self
-            .current()
-            .analyse(time, &mut reserve)?
+        // A registry without the engine (a trimmed catalog) keeps the game's own analysis.
+        let engine = G::analysis_agent().filter(|spec| {
+            let name = spec.split(':').next().unwrap_or(spec);
+            self.registry.describe().iter().any(|a| a.name == name)
+        });
+        let scored = match engine {
+            Some(spec) => self.engine_analysis(spec, time, &mut reserve)?,
+            None => self.current().analyse(time, &mut reserve)?,
+        };
+        let moves: Vec<Value> = scored
             .into_iter()
             .map(|s| {
                 json!({

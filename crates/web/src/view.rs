@@ -27,7 +27,7 @@ pub struct Scored<M> {
 
 impl<M: Copy> Scored<M> {
     /// A line of [`search::analysis::multi_pv`] as the overlay shows it.
-    fn of(line: &Line<M>) -> Option<Self> {
+    pub(crate) fn of(line: &Line<M>) -> Option<Self> {
         let eval = line.score()?;
         let score = match eval {
             Score::Proven { margin } => margin,
@@ -85,6 +85,11 @@ pub trait WebGame: Game {
     /// # Errors
     /// A message saying why the text is neither.
     fn parse_position(text: &str) -> Result<(Vec<Self::Move>, Self), String>;
+    /// The spec of the agent whose multi-PV analysis scores every move for the overlay, where
+    /// the game has a strong engine for it; `None`: [`analyse`](Self::analyse) does it.
+    fn analysis_agent() -> Option<&'static str> {
+        None
+    }
     /// Scores for the side to move's moves within about `time`. `reserve` is called with the
     /// bytes of the search's tables before the search allocates them; an error stops the
     /// analysis with that error.
@@ -108,6 +113,12 @@ fn othello_square_index<const N: usize>(sq: Square) -> usize {
 
 impl<const N: usize> WebGame for Othello<N> {
     const FAMILY: &'static str = "othello";
+
+    /// 8x8: the pattern engine at its default level (no book: every move gets a searched
+    /// score), sharing the analysis time among the moves; smaller boards are solved exactly.
+    fn analysis_agent() -> Option<&'static str> {
+        (N == 8).then_some("othello:book=off")
+    }
 
     fn rule() -> Option<&'static str> {
         None

@@ -639,3 +639,81 @@ async fn moves_for_an_agent_limits_deletion_and_hosts() {
         assert_eq!(resp.status(), want, "{host}");
     }
 }
+
+/// With the engine in the registry, the 8x8 overlay is the engine's multi-PV analysis: every
+/// legal move once, the alternatives best first, and near the end every score exact (checked
+/// against the solver move by move).
+#[tokio::test]
+async fn othello8_analysis_is_the_engines_multi_pv() {
+    use game::Game;
+    let registry = catalog::local_registry::<othello::Othello8>();
+    let app = web::router(
+        Catalog::new().with("Othello 8x8", registry, "random", "othello:book=off"),
+        ServerConfig::default(),
+    );
+    let state = new_game(&app, json!({"game": "othello8", "white": "human"})).await;
+    let id = id(&state);
+    // A fixed midgame position, then one 11 empties from the end (first legal moves).
+    let mut pos = othello::Othello8::new();
+    let mut midgame = None;
+    while pos.empty().count_ones() > 11 {
+        if pos.empty().count_ones() == 40 {
+            midgame = Some(pos);
+        }
+        let moves = pos.legal_moves();
+        let mv = moves[moves.len() / 2];
+        pos = pos.play_unchecked(mv);
+    }
+    assert!(!pos.is_over());
+    let uri = format!("/api/games/{id}/position");
+    for (position, exact) in [(midgame.unwrap(), false), (pos, true)] {
+        let text = json!({ "text": position.board_string() }).to_string();
+        let (status, st) = call(&app, "POST", &uri, Some(&text)).await;
+        assert_eq!(status, StatusCode::OK, "{st}");
+        let (status, analysis) = call(
+            &app,
+            "GET",
+            &format!("/api/games/{id}/analysis?time_ms=400"),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{analysis}");
+        let lines = analysis["moves"].as_array().unwrap();
+        let mut legal: Vec<String> = position
+            .legal_moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let mut seen: Vec<String> = lines
+            .iter()
+            .map(|m| m["move"].as_str().unwrap().to_string())
+            .collect();
+        legal.sort();
+        seen.sort();
+        assert_eq!(seen, legal, "{analysis}");
+        let scores: Vec<i64> = lines.iter().map(|m| m["score"].as_i64().unwrap()).collect();
+        assert!(scores[1..].windows(2).all(|w| w[0] >= w[1]), "{analysis}");
+        if exact {
+            let mut solver = othello_engine::Solver::<8>::new(16);
+            for m in lines {
+                assert_eq!(m["eval"]["kind"], "proven", "{m}");
+                let mv = position
+                    .legal_moves()
+                    .into_iter()
+                    .find(|mv| mv.to_string() == m["move"].as_str().unwrap())
+                    .unwrap();
+                let after = position.play_unchecked(mv);
+                let truth = if after.is_over() {
+                    after.outcome().unwrap().score_for(position.side_to_move())
+                } else {
+                    -solver.solve(&after).score
+                };
+                assert_eq!(m["score"].as_i64().unwrap(), i64::from(truth), "{m}");
+            }
+        } else {
+            for m in lines {
+                assert_eq!(m["eval"]["kind"], "units", "{m}");
+            }
+        }
+    }
+}
