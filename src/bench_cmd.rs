@@ -26,6 +26,11 @@ enum BenchKind {
         /// The transposition table holds 2^bits positions.
         #[arg(long, default_value_t = 22)]
         table_bits: u32,
+        /// Search threads (young brothers wait; node counts are deterministic on one thread
+        /// only). With more than one, the range is solved on one thread too and the speed-up
+        /// printed.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// The `othello` engine's midgame search (bundled pattern evaluation, one thread) on fixed
     /// positions of 20-39 discs to a fixed depth, each from a cleared table: nodes, time,
@@ -86,7 +91,11 @@ enum BenchKind {
 
 pub fn run(args: &BenchArgs) -> Result<()> {
     match &args.what {
-        BenchKind::Endgame { range, table_bits } => endgame(range, *table_bits),
+        BenchKind::Endgame {
+            range,
+            table_bits,
+            threads,
+        } => endgame(range, *table_bits, *threads),
         BenchKind::Othello6 { table_bits } => othello6(*table_bits),
         BenchKind::Midgame {
             depth,
@@ -186,14 +195,34 @@ fn parse_range(text: &str) -> Result<(usize, usize)> {
     Ok((a, b))
 }
 
-fn endgame(range: &str, table_bits: u32) -> Result<()> {
+fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
     let (first, last) = parse_range(range)?;
-    println!("FFO endgame benchmark #{first}-#{last}, one thread, table 2^{table_bits}, each solved from a cleared table");
+    if !(1..=64).contains(&threads) {
+        bail!("--threads {threads}: 1 to 64");
+    }
+    let single = if threads > 1 {
+        let r = othello_engine::bench::endgame(first..=last, table_bits, 1, |_| {});
+        println!(
+            "one thread: {} nodes, {:.3} s, {} nodes/s",
+            r.nodes,
+            r.elapsed.as_secs_f64(),
+            rate(r.nodes, r.elapsed)
+        );
+        Some(r.elapsed)
+    } else {
+        None
+    };
+    let what = if threads == 1 {
+        "one thread".to_string()
+    } else {
+        format!("{threads} threads")
+    };
+    println!("FFO endgame benchmark #{first}-#{last}, {what}, table 2^{table_bits}, each solved from a cleared table");
     println!(
         "{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}",
         "#", "empties", "score", "move", "nodes", "seconds", "nodes/s"
     );
-    let report = othello_engine::bench::endgame(first..=last, table_bits, |row| {
+    let report = othello_engine::bench::endgame(first..=last, table_bits, threads, |row| {
         println!(
             "{:>4} {:>7} {:>+6} {:>5} {:>14} {:>9.3} {:>10}{}",
             row.number,
@@ -212,7 +241,14 @@ fn endgame(range: &str, table_bits: u32) -> Result<()> {
         report.elapsed.as_secs_f64(),
         rate(report.nodes, report.elapsed)
     );
-    println!("node checksum: {}", report.checksum);
+    if let Some(one) = single {
+        println!(
+            "speed-up on {threads} threads: {:.2}x (time to solve the same positions)",
+            one.as_secs_f64() / report.elapsed.as_secs_f64().max(1e-9)
+        );
+    } else {
+        println!("node checksum: {}", report.checksum);
+    }
     let wrong = report.wrong();
     if wrong > 0 {
         bail!("{wrong} position(s) solved wrongly");

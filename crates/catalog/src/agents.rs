@@ -224,7 +224,11 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 "a clock for the whole game, e.g. 5m: each move gets its share of what is left \
                  (with `time`, that caps each move too)",
             ),
-            ("threads", "midgame search threads (default 1; lazy SMP)"),
+            (
+                "threads",
+                "search threads (default 1): the exact solver splits its work (young brothers \
+                 wait), the midgame shares its table (lazy SMP)",
+            ),
             (
                 "book",
                 "`on` or `off`: play from the opening book, at random among moves within half a \
@@ -277,12 +281,12 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
             if let Some(t) = selectivity {
                 midgame = midgame.with_probcut(othello_engine::midgame::bundled_probcut(), t);
             }
-            if let Some(threads) = spec.positive("threads")? {
-                if threads > 64 {
-                    return Err(bad("threads", threads.to_string(), "1 to 64"));
-                }
-                midgame = midgame.with_threads(threads as usize);
-            }
+            let threads = match spec.positive("threads")? {
+                Some(t) if t > 64 => return Err(bad("threads", t.to_string(), "1 to 64")),
+                Some(t) => t as usize,
+                None => 1,
+            };
+            midgame = midgame.with_threads(threads);
             let book = match spec.get::<String>("book")?.as_deref() {
                 None => level.level >= 3,
                 Some("on") => true,
@@ -290,7 +294,9 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 Some(other) => return Err(bad("book", other.into(), "`on` or `off`")),
             };
             let mut agent: Box<dyn search::Agent<Othello8>> = Box::new(
-                SolverAgent::<8>::with_midgame(empties, time, Box::new(midgame)).named("othello"),
+                SolverAgent::<8>::with_midgame(empties, time, Box::new(midgame))
+                    .with_solver_threads(threads)
+                    .named("othello"),
             );
             if book {
                 agent = Box::new(othello_engine::book::BookAgent::new(

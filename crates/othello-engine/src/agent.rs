@@ -72,6 +72,13 @@ impl<const N: usize> SolverAgent<N> {
         }
     }
 
+    /// This agent's exact solves on `threads` threads ([`Solver::with_threads`]).
+    #[must_use]
+    pub fn with_solver_threads(mut self, threads: usize) -> Self {
+        self.solver = std::mem::take(&mut self.solver).with_threads(threads);
+        self
+    }
+
     /// The same agent under another name (its spec's).
     #[must_use]
     pub fn named(mut self, name: &'static str) -> Self {

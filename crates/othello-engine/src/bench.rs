@@ -52,14 +52,18 @@ impl EndgameReport {
 }
 
 /// Solves FFO positions `range` (numbers within 1..=59; others are skipped) one by one with a
-/// solver of `2^table_bits` entries cleared before each, calling `on_row` after each.
+/// solver of `2^table_bits` entries on `threads` threads, cleared before each, calling `on_row`
+/// after each.
 pub fn endgame(
     range: RangeInclusive<usize>,
     table_bits: u32,
+    threads: usize,
     mut on_row: impl FnMut(&EndgameRow),
 ) -> EndgameReport {
     let suite = ffo_suite();
-    let mut solver = Solver::<8>::new(table_bits).with_evaluation(crate::pattern::bundled());
+    let mut solver = Solver::<8>::new(table_bits)
+        .with_evaluation(crate::pattern::bundled())
+        .with_threads(threads);
     solver.allocate();
     let mut report = EndgameReport {
         rows: Vec::new(),

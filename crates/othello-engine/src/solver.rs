@@ -10,6 +10,8 @@
 //! The recursive kernel is compiled twice from one macro: portable, and for x86-64-v3
 //! (popcnt/lzcnt/BMI/AVX2) where the CPU has it.
 
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
 use game::Game;
@@ -53,13 +55,15 @@ pub struct Solution {
 /// solves (its bounds are exact facts about positions, so they stay valid).
 pub struct Solver<const N: usize> {
     /// Empty until the first search allocates it (see [`Solver::table_bytes`]).
-    table: Vec<Entry>,
+    table: Vec<Slot>,
     /// log2 of the table's entries.
     bits: u32,
     nodes: u64,
     kernel: Kernel,
     /// The learned evaluation that orders moves far from the end (8x8 only).
     eval: Option<std::sync::Arc<PatternEval>>,
+    /// The threads of a parallel solve (`None`: one thread, the caller's).
+    pool: Option<std::sync::Arc<rayon::ThreadPool>>,
 }
 
 /// Which compilation of the recursive kernel a [`Solver`] runs. Both come from one macro and
@@ -119,23 +123,64 @@ fn table_index(player: u64, opponent: u64, len: usize) -> usize {
     ((h ^ (h >> 29)) as usize) & (len - 1) & !1
 }
 
-/// The slot holding this position, if any.
-#[inline(always)]
-fn find(table: &[Entry], player: u64, opponent: u64) -> Option<usize> {
-    let i = table_index(player, opponent, table.len());
-    (i..i + 2).find(|&j| table[j].player == player && table[j].opponent == opponent)
+/// One table slot, shared by the threads of a parallel solve without locks: the position is
+/// stored xor-ed with the bounds, so a slot torn by two writers never reads as a valid entry.
+#[derive(Default)]
+struct Slot {
+    /// `player ^ data`, `opponent ^ data`, `data` (the packed bounds, move and empties).
+    words: [AtomicU64; 3],
 }
 
-/// The slot to store this position in: its own; else the bucket's first slot when the position
-/// is at least as deep as the one there (depth-preferred); else the second (always replaced).
+impl Slot {
+    #[inline(always)]
+    fn load(&self) -> Entry {
+        let data = self.words[2].load(Relaxed);
+        let [lower, upper, best, empties, ..] = data.to_le_bytes();
+        Entry {
+            player: self.words[0].load(Relaxed) ^ data,
+            opponent: self.words[1].load(Relaxed) ^ data,
+            lower: lower as i8,
+            upper: upper as i8,
+            best,
+            empties,
+        }
+    }
+
+    #[inline(always)]
+    fn store(&self, e: &Entry) {
+        let data =
+            u64::from_le_bytes([e.lower as u8, e.upper as u8, e.best, e.empties, 0, 0, 0, 0]);
+        self.words[0].store(e.player ^ data, Relaxed);
+        self.words[1].store(e.opponent ^ data, Relaxed);
+        self.words[2].store(data, Relaxed);
+    }
+}
+
+/// The entry of this position, if the table holds one.
 #[inline(always)]
-fn victim(table: &[Entry], player: u64, opponent: u64, empties: u32) -> usize {
+fn find(table: &[Slot], player: u64, opponent: u64) -> Option<Entry> {
     let i = table_index(player, opponent, table.len());
-    find(table, player, opponent).unwrap_or(if empties >= u32::from(table[i].empties) {
+    (i..i + 2)
+        .map(|j| table[j].load())
+        .find(|e| e.player == player && e.opponent == opponent)
+}
+
+/// Stores `e`: in its position's own slot; else in the bucket's first slot when it is at
+/// least as deep as the entry there (depth-preferred); else in the second (always replaced).
+#[inline(always)]
+fn store(table: &[Slot], e: &Entry) {
+    let i = table_index(e.player, e.opponent, table.len());
+    let first = table[i].load();
+    let j = if first.player == e.player && first.opponent == e.opponent {
+        i
+    } else if table[i + 1].load().player == e.player && table[i + 1].load().opponent == e.opponent {
+        i + 1
+    } else if e.empties >= first.empties {
         i
     } else {
         i + 1
-    })
+    };
+    table[j].store(e);
 }
 
 /// The four quadrants of an `n x n` board in the 8x8 layout.
@@ -167,6 +212,10 @@ fn odd_quadrants(empty: u64, quads: &[u64; 4]) -> u64 {
     }
     odd & empty
 }
+
+/// From this many empties a null-window node of a parallel solve searches its first move, then
+/// hands the others to the pool's threads (young brothers wait).
+const SPLIT_MIN: u32 = 12;
 
 /// From this many empties, children are looked up in the table before any is searched.
 const ETC_MIN: u32 = 14;
@@ -306,7 +355,7 @@ const CHECK_EVERY: u64 = 2048;
 
 /// Search state shared by the kernels.
 struct Ctx<'a> {
-    table: &'a mut [Entry],
+    table: &'a [Slot],
     nodes: u64,
     /// The node count at which the limits are looked at next (`u64::MAX`: never, no limits; 0
     /// once the search gave up, so every node returns at once).
@@ -319,11 +368,16 @@ struct Ctx<'a> {
     aborted: bool,
     /// The learned evaluation that orders moves far from the end (8x8 only).
     eval: Option<&'a PatternEval>,
+    /// Whether nodes may hand their later moves to other threads (inside a solver's pool).
+    parallel: bool,
+    /// Flags of the split points above this search: when one is set, a sibling has already
+    /// settled that node and this search gives up.
+    stops: Vec<&'a AtomicBool>,
 }
 
 impl Ctx<'_> {
     /// A search without limits.
-    fn unlimited(table: &mut [Entry]) -> Ctx<'_> {
+    fn unlimited(table: &[Slot]) -> Ctx<'_> {
         Ctx {
             table,
             nodes: 0,
@@ -332,6 +386,8 @@ impl Ctx<'_> {
             node_limit: u64::MAX,
             aborted: false,
             eval: None,
+            parallel: false,
+            stops: Vec::new(),
         }
     }
 
@@ -341,7 +397,9 @@ impl Ctx<'_> {
     #[inline(never)]
     fn out_of_budget(&mut self) -> bool {
         if !self.aborted
-            && (self.nodes > self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d))
+            && (self.nodes > self.node_limit
+                || self.stops.iter().any(|s| s.load(Relaxed))
+                || self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.aborted = true;
         }
@@ -519,6 +577,81 @@ macro_rules! solver_kernels {
             }
         }
 
+        /// The null-window search `(alpha, alpha + 1)` of `moves` (squares and flips of the
+        /// node `player`/`opponent`) on the pool's threads: the best score and its square
+        /// (fail-soft; `NO_MOVE` when none finished). The first move to reach `alpha + 1` stops
+        /// the others. A search given up for the node's own limits marks `ctx` given up.
+        $(#[$attr])*
+        fn split<const N: usize>(
+            ctx: &mut Ctx,
+            player: u64,
+            opponent: u64,
+            alpha: i32,
+            empties: u32,
+            moves: &[(i32, u32, u64)],
+        ) -> (i32, u8) {
+            use rayon::prelude::*;
+            let squares = (N * N) as i32;
+            let cut = AtomicBool::new(false);
+            let given_up = AtomicBool::new(false);
+            let nodes = AtomicU64::new(0);
+            let best = std::sync::Mutex::new((-squares - 1, NO_MOVE));
+            let (table, eval, deadline) = (ctx.table, ctx.eval, ctx.deadline);
+            let node_limit = ctx.node_limit.saturating_sub(ctx.nodes);
+            let mut stops = ctx.stops.clone();
+            stops.push(&cut);
+            // Each thread takes the next move in order (the best-ordered moves first, so a cut
+            // is found early and little work is thrown away).
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let workers = rayon::current_num_threads().min(moves.len());
+            (0..workers).into_par_iter().for_each(|_| loop {
+                let k = next.fetch_add(1, Relaxed);
+                if k >= moves.len() || cut.load(Relaxed) {
+                    return;
+                }
+                let (_, sq, f) = moves[k];
+                let mut worker = Ctx {
+                    table,
+                    nodes: 0,
+                    check_at: CHECK_EVERY.min(node_limit.saturating_add(1)),
+                    deadline,
+                    node_limit,
+                    aborted: false,
+                    eval,
+                    parallel: true,
+                    stops: stops.clone(),
+                };
+                let bit = 1u64 << sq;
+                // SAFETY: this closure runs only inside this kernel build's `split`, so the CPU
+                // has every feature the kernel was compiled for.
+                #[allow(unused_unsafe)]
+                let score = unsafe {
+                    -nws::<N>(&mut worker, opponent ^ f, player | f | bit, -alpha - 1, empties - 1)
+                };
+                nodes.fetch_add(worker.nodes, Relaxed);
+                if worker.aborted {
+                    if !cut.load(Relaxed) {
+                        given_up.store(true, Relaxed);
+                    }
+                    return;
+                }
+                let mut b = best.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if score > b.0 {
+                    *b = (score, sq as u8);
+                }
+                if score > alpha {
+                    cut.store(true, Relaxed);
+                }
+            });
+            ctx.nodes += nodes.into_inner();
+            let (score, sq) = best.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if given_up.into_inner() && score <= alpha {
+                ctx.aborted = true;
+                ctx.check_at = 0;
+            }
+            (score, sq)
+        }
+
         /// Principal-variation search in `(alpha, beta)`, fail-soft.
         $(#[$attr])*
         pub(super) fn pvs<const N: usize>(
@@ -559,8 +692,7 @@ macro_rules! solver_kernels {
             let mut tt_move = NO_MOVE;
             let slot = empties >= TABLE_MIN;
             if slot {
-                if let Some(i) = find(ctx.table, player, opponent) {
-                    let e = ctx.table[i];
+                if let Some(e) = find(ctx.table, player, opponent) {
                     let (lower, upper) = (i32::from(e.lower), i32::from(e.upper));
                     if lower >= beta {
                         return lower;
@@ -608,8 +740,8 @@ macro_rules! solver_kernels {
                     // Enhanced transposition cutoff: a child already known to be bad enough for
                     // the opponent settles this node at once.
                     if empties >= ETC_MIN {
-                        if let Some(j) = find(ctx.table, np, no) {
-                            let bound = -i32::from(ctx.table[j].upper);
+                        if let Some(child) = find(ctx.table, np, no) {
+                            let bound = -i32::from(child.upper);
                             if bound >= beta {
                                 return bound;
                             }
@@ -665,6 +797,17 @@ macro_rules! solver_kernels {
                     }
                     list.swap(i, min);
                 }
+                if i == 1 && ctx.parallel && empties >= SPLIT_MIN && beta - alpha == 1 && count > 2 {
+                    // The first move did not cut: the rest in parallel.
+                    let rest = &mut list[1..count];
+                    rest.sort_unstable_by_key(|m| m.0);
+                    let (score, sq) = split::<N>(ctx, player, opponent, alpha, empties, rest);
+                    if score > best {
+                        best = score;
+                        best_sq = sq;
+                    }
+                    break;
+                }
                 let (_, sq, f) = list[i];
                 let bit = 1u64 << sq;
                 let (np, no) = (opponent ^ f, player | f | bit);
@@ -682,10 +825,9 @@ macro_rules! solver_kernels {
             }
             // A search that gave up below this node proved nothing here.
             if slot && !ctx.aborted {
-                let i = victim(ctx.table, player, opponent, empties);
-                let e = &mut ctx.table[i];
+                let mut e = find(ctx.table, player, opponent).unwrap_or_default();
                 if e.player != player || e.opponent != opponent {
-                    *e = Entry {
+                    e = Entry {
                         player,
                         opponent,
                         lower: -squares as i8,
@@ -707,6 +849,7 @@ macro_rules! solver_kernels {
                 if best > original_alpha || e.best == NO_MOVE {
                     e.best = best_sq;
                 }
+                store(ctx.table, &e);
             }
             best
         }
@@ -730,7 +873,7 @@ macro_rules! solver_kernels {
             // Order the root by a first pass of the same search: the table then knows the best
             // reply lines; simplest is to search the table's move first.
             let mut order = Vec::new();
-            let e = find(ctx.table, player, opponent).map(|i| ctx.table[i]).unwrap_or_default();
+            let e = find(ctx.table, player, opponent).unwrap_or_default();
             if e.player == player && e.opponent == opponent && e.best != NO_MOVE && moves >> e.best & 1 == 1 {
                 order.push(u32::from(e.best));
                 moves &= !(1u64 << e.best);
@@ -794,6 +937,7 @@ impl<const N: usize> Solver<N> {
             nodes: 0,
             kernel: Kernel::Dispatched,
             eval: None,
+            pool: None,
         }
     }
 
@@ -811,6 +955,23 @@ impl<const N: usize> Solver<N> {
         self
     }
 
+    /// This solver searching on `threads` threads (young brothers wait: a node's later moves
+    /// are searched in parallel once its first has not cut off). Scores stay exact; node
+    /// counts vary from run to run. One thread, or a pool that cannot be made: serial.
+    #[must_use]
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.pool = (threads > 1)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .ok()
+            })
+            .flatten()
+            .map(std::sync::Arc::new);
+        self
+    }
+
     /// The bytes of its table once it has searched.
     #[must_use]
     pub fn table_bytes(&self) -> usize {
@@ -821,13 +982,15 @@ impl<const N: usize> Solver<N> {
     /// not include writing the table's memory).
     pub fn allocate(&mut self) {
         if self.table.is_empty() {
-            self.table = crate::table_memory::huge_vec(1usize << self.bits, Entry::default);
+            self.table = crate::table_memory::huge_vec(1usize << self.bits, Slot::default);
         }
     }
 
     /// Forgets every stored bound.
     pub fn clear(&mut self) {
-        self.table.iter_mut().for_each(|e| *e = Entry::default());
+        self.table
+            .iter()
+            .for_each(|slot| slot.store(&Entry::default()));
     }
 
     /// The exact perfect-play margin of `pos` and a best move.
@@ -934,7 +1097,7 @@ impl<const N: usize> Solver<N> {
         let start = Instant::now();
         let (player, opponent) = (pos.player(), pos.opponent());
         self.allocate();
-        let mut ctx = Ctx::unlimited(&mut self.table);
+        let mut ctx = Ctx::unlimited(&self.table);
         ctx.eval = self.eval.as_deref();
         if limit.deadline.is_some() || limit.nodes.is_some() {
             ctx.deadline = limit.deadline;
@@ -956,16 +1119,23 @@ impl<const N: usize> Solver<N> {
             };
             return (solution, false);
         }
-        #[cfg(target_arch = "x86_64")]
-        let (score, best) =
-            if self.kernel == Kernel::Dispatched && othello::bitboard::has_x86_64_v3() {
+        let kernel = self.kernel;
+        let run = |ctx: &mut Ctx| {
+            #[cfg(target_arch = "x86_64")]
+            if kernel == Kernel::Dispatched && othello::bitboard::has_x86_64_v3() {
                 // SAFETY: the CPU supports every feature the v3 kernels are compiled for (checked).
-                unsafe { v3::root::<N>(&mut ctx, player, opponent, alpha, beta) }
-            } else {
-                portable::root::<N>(&mut ctx, player, opponent, alpha, beta)
-            };
-        #[cfg(not(target_arch = "x86_64"))]
-        let (score, best) = portable::root::<N>(&mut ctx, player, opponent, alpha, beta);
+                return unsafe { v3::root::<N>(ctx, player, opponent, alpha, beta) };
+            }
+            let _ = kernel;
+            portable::root::<N>(ctx, player, opponent, alpha, beta)
+        };
+        let (score, best) = match &self.pool {
+            Some(pool) => {
+                ctx.parallel = true;
+                pool.install(|| run(&mut ctx))
+            }
+            None => run(&mut ctx),
+        };
         let (nodes, aborted) = (ctx.nodes, ctx.aborted);
         self.nodes += nodes;
         if aborted {
@@ -1004,7 +1174,6 @@ impl<const N: usize> Solver<N> {
                 let e = (!self.table.is_empty())
                     .then(|| find(&self.table, pos.player(), pos.opponent()))
                     .flatten()
-                    .map(|i| self.table[i])
                     .unwrap_or_default();
                 let known =
                     e.player == pos.player() && e.opponent == pos.opponent() && e.best != NO_MOVE;

@@ -10,7 +10,7 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
 fn checksum(range: std::ops::RangeInclusive<usize>) -> String {
-    let report = endgame(range, 22, |_| {});
+    let report = endgame(range, 22, 1, |_| {});
     assert_eq!(report.wrong(), 0, "a position was solved wrongly");
     report.checksum.to_string()
 }

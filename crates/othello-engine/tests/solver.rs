@@ -253,3 +253,45 @@ fn learned_ordering_keeps_scores_exact() {
         }
     }
 }
+
+/// A parallel solve (young brothers wait on 2 and 3 threads) finds the serial solver's exact
+/// scores and a move that keeps them, on random endgames and the FFO positions #20-#29;
+/// a time-limited parallel solve either gives up or is exact.
+#[test]
+fn parallel_solves_are_exact() {
+    let eval = othello_engine::pattern::bundled();
+    let mut serial = Solver::<8>::new(18);
+    for threads in [2, 3] {
+        let mut parallel = Solver::<8>::new(18)
+            .with_evaluation(eval.clone())
+            .with_threads(threads);
+        let mut positions = Vec::new();
+        for empties in [13, 15, 17, 19] {
+            positions.extend(random_endgames::<8>(3, empties, 200 + u64::from(empties)));
+        }
+        positions.extend(
+            othello_engine::obf::ffo_suite()[19..29]
+                .iter()
+                .map(|p| p.pos),
+        );
+        for pos in positions {
+            let want = serial.solve(&pos).score;
+            let got = parallel.solve(&pos);
+            assert_eq!(got.score, want, "{threads} threads: {pos}");
+            let mv = got.best.unwrap();
+            assert_eq!(
+                -serial.solve(&pos.play(mv).unwrap()).score,
+                want,
+                "{threads} threads: {pos}: {mv} is not best"
+            );
+            parallel.clear();
+            let limited = parallel.solve_limited(
+                &pos,
+                &othello_engine::SolveLimit::time(std::time::Duration::from_millis(2)),
+            );
+            if let Some(s) = limited {
+                assert_eq!(s.score, want, "{threads} threads, limited: {pos}");
+            }
+        }
+    }
+}
