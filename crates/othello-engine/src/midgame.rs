@@ -6,8 +6,9 @@
 //! Scores are in the evaluation's units (`1/scale` discs, 64 per disc for the bundled weights);
 //! a finished game scores its disc margin (empties to the winner) in the same units.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use game::Game;
@@ -22,6 +23,15 @@ const INF: i32 = i16::MAX as i32;
 
 /// Nodes between two looks at the clock.
 const CHECK_EVERY: u64 = 4096;
+/// From this depth a null-window node of a parallel search searches its first move, then hands
+/// the others to the pool's threads (young brothers wait).
+const SPLIT_DEPTH: u32 = 5;
+
+/// The threads of a parallel search: a pool and one helper searcher per thread.
+struct Parallel {
+    pool: rayon::ThreadPool,
+    helpers: Vec<Mutex<Midgame>>,
+}
 
 /// Multi-ProbCut applies from this depth.
 pub const PROBCUT_MIN_DEPTH: u32 = 3;
@@ -356,6 +366,12 @@ pub struct Midgame {
     node_limit: Option<u64>,
     stopped: bool,
     probcut: Option<(Arc<ProbCut>, f64)>,
+    /// The pool this searcher splits its nodes over (`None`: serial; helpers are serial).
+    parallel: Option<Arc<Parallel>>,
+    /// A helper's split point: set when a sibling has settled the node it works for.
+    cut: Option<Arc<AtomicBool>>,
+    /// The pool and helpers kept between parallel searches.
+    pool: Option<Arc<Parallel>>,
 }
 
 impl Midgame {
@@ -372,6 +388,9 @@ impl Midgame {
             node_limit: None,
             stopped: false,
             probcut: None,
+            parallel: None,
+            cut: None,
+            pool: None,
         }
     }
 
@@ -425,7 +444,10 @@ impl Midgame {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             let late = self.deadline.is_some_and(|d| Instant::now() >= d);
             let spent = self.node_limit.is_some_and(|n| self.nodes >= n);
-            self.stopped = late || spent || self.stop.load(Ordering::Relaxed);
+            self.stopped = late
+                || spent
+                || self.stop.load(Ordering::Relaxed)
+                || self.cut.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
         }
         self.stopped
     }
@@ -533,6 +555,24 @@ impl Midgame {
         let mut list = [(0i32, 0u32, 0u64); MAX_MOVES];
         let len = self.ordered(n, moves, depth, table_move, &mut list);
         for (k, &(_, sq, f)) in list[..len].iter().enumerate() {
+            if k == 1
+                && !pv
+                && beta == alpha + 1
+                && depth >= SPLIT_DEPTH
+                && len > 2
+                && self.parallel.is_some()
+            {
+                // The first move did not cut: the rest in parallel.
+                let (score, sq) = self.split(n, depth, alpha, &list[1..len]);
+                if self.stopped {
+                    return 0;
+                }
+                if score > best {
+                    best = score;
+                    best_move = sq;
+                }
+                break;
+            }
             let child = n.play(sq, f);
             let score = if k == 0 {
                 -self.pvs(&child, depth - 1, -beta, -alpha, pv)
@@ -561,6 +601,65 @@ impl Midgame {
         self.table
             .store(n.p, n.o, depth, alpha0, beta, best, best_move);
         best
+    }
+
+    /// The null-window search `(alpha, alpha + 1)` of `moves` of node `n` to `depth` on the
+    /// pool's threads, each thread taking the next move in order through its helper; the
+    /// first move to reach `alpha + 1` stops the others. The best score and its square
+    /// (fail-soft); a helper stopped for the search's own limits stops this searcher.
+    fn split(&mut self, n: &Node, depth: u32, alpha: i32, moves: &[(i32, u32, u64)]) -> (i32, u8) {
+        use rayon::prelude::*;
+        let Some(par) = self.parallel.clone() else {
+            return (-INF, NO_MOVE);
+        };
+        let cut = Arc::new(AtomicBool::new(false));
+        let next = AtomicUsize::new(0);
+        let best = Mutex::new((-INF, NO_MOVE));
+        let nodes = AtomicU64::new(0);
+        let given_up = AtomicBool::new(false);
+        let deadline = self.deadline;
+        let workers = par.helpers.len().min(moves.len());
+        (0..workers).into_par_iter().for_each(|_| {
+            // One task at a time per thread (helpers never split), so its helper is free.
+            let t = rayon::current_thread_index().unwrap_or(0) % par.helpers.len();
+            let mut h = par.helpers[t]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            h.cut = Some(cut.clone());
+            h.deadline = deadline;
+            h.node_limit = None;
+            loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= moves.len() || cut.load(Ordering::Relaxed) {
+                    break;
+                }
+                let (_, sq, f) = moves[k];
+                h.nodes = 0;
+                h.stopped = false;
+                let score = -h.pvs(&n.play(sq, f), depth - 1, -alpha - 1, -alpha, false);
+                nodes.fetch_add(h.nodes, Ordering::Relaxed);
+                if h.stopped {
+                    if !cut.load(Ordering::Relaxed) {
+                        given_up.store(true, Ordering::Relaxed);
+                    }
+                    break;
+                }
+                let mut b = best.lock().unwrap_or_else(PoisonError::into_inner);
+                if score > b.0 {
+                    *b = (score, sq as u8);
+                }
+                if score > alpha {
+                    cut.store(true, Ordering::Relaxed);
+                }
+            }
+            h.cut = None;
+        });
+        self.nodes += nodes.into_inner();
+        let (score, sq) = best.into_inner().unwrap_or_else(PoisonError::into_inner);
+        if given_up.into_inner() && score <= alpha {
+            self.stopped = true;
+        }
+        (score, sq)
     }
 
     /// Multi-ProbCut: a shallow null-window search predicts the deep one; when the prediction
@@ -738,12 +837,17 @@ impl Midgame {
             node_limit: None,
             stopped: false,
             probcut: self.probcut.clone(),
+            parallel: None,
+            cut: None,
+            pool: None,
         }
     }
 
-    /// [`search`](Self::search) on `threads` threads (lazy SMP): helpers search the same root
-    /// through the shared table, every other one a ply deeper, until this thread finishes; its
-    /// answer stands. Nodes count every thread's. One thread is exactly `search`.
+    /// [`search`](Self::search) on `threads` threads (young brothers wait): at a null-window
+    /// node from depth 5 whose first move did not cut, the pool's threads take the other moves
+    /// in order, each through its own helper searcher sharing this one's table. Nodes count
+    /// every thread's; they vary from run to run. One thread (or a pool that cannot be made)
+    /// is exactly `search`.
     pub fn search_threads(
         &mut self,
         pos: &Othello8,
@@ -755,26 +859,20 @@ impl Midgame {
         if threads <= 1 {
             return self.search(pos, depth, time, nodes);
         }
-        self.stop.store(false, Ordering::Relaxed);
-        let mut helpers: Vec<Midgame> = (1..threads).map(|_| self.helper()).collect();
-        let (mut result, helper_nodes) = std::thread::scope(|scope| {
-            let handles: Vec<_> = helpers
-                .iter_mut()
-                .enumerate()
-                .map(|(k, h)| {
-                    scope.spawn(move || {
-                        h.search(pos, depth + (k as u32 % 2), None, None);
-                        h.nodes
-                    })
-                })
-                .collect();
-            let r = self.search(pos, depth, time, nodes);
-            self.stop.store(true, Ordering::Relaxed);
-            let helper_nodes: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
-            (r, helper_nodes)
-        });
-        self.stop.store(false, Ordering::Relaxed);
-        result.nodes += helper_nodes;
+        let par = match &self.pool {
+            Some(p) if p.helpers.len() == threads => p.clone(),
+            _ => match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                Ok(pool) => {
+                    let helpers = (0..threads).map(|_| Mutex::new(self.helper())).collect();
+                    Arc::new(Parallel { pool, helpers })
+                }
+                Err(_) => return self.search(pos, depth, time, nodes),
+            },
+        };
+        self.pool = Some(par.clone());
+        self.parallel = Some(par.clone());
+        let result = par.pool.install(|| self.search(pos, depth, time, nodes));
+        self.parallel = None;
         result
     }
 
@@ -848,7 +946,7 @@ impl MidgameAgent {
         }
     }
 
-    /// This agent searching on `threads` threads (lazy SMP).
+    /// This agent searching on `threads` threads (young brothers wait).
     #[must_use]
     pub fn with_threads(mut self, threads: usize) -> MidgameAgent {
         self.threads = threads.clamp(1, 256);

@@ -159,3 +159,32 @@ fn back_up_is_negamax_through_the_book() {
         assert_eq!(score, -best_reply);
     }
 }
+
+/// The bundled book (`models/othello8-book.bin`, its card beside it) reads, holds what its card
+/// says, covers the main openings, and scores the four symmetric first moves alike.
+#[test]
+fn the_bundled_book_is_the_documented_one() {
+    let bytes = othello_engine::book::BUNDLED_BOOK;
+    let book = Book::from_bytes(bytes).expect("the bundled book reads");
+    let card: serde_json::Value =
+        serde_json::from_str(include_str!("../../../models/othello8-book.json"))
+            .expect("the card is JSON");
+    assert_eq!(card["positions"].as_u64(), Some(book.len() as u64));
+    assert_eq!(card["bytes"].as_u64(), Some(bytes.len() as u64));
+    let start = Othello8::new();
+    let first = book.moves(&start).expect("the start is in the book");
+    assert_eq!(first.len(), 4);
+    assert!(first.iter().all(|m| m.1 == first[0].1), "{first:?}");
+    // After f5: the perpendicular, diagonal and parallel openings are all there.
+    let f5 = start.play_unchecked(Move::Place("f5".parse().expect("a square")));
+    let replies = book.moves(&f5).expect("f5 is in the book");
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    // The book reaches 16 plies deep along the main line of records.
+    let mut pos = start;
+    let mut plies = 0;
+    while let Some(moves) = book.moves(&pos) {
+        pos = pos.play_unchecked(moves[0].0);
+        plies += 1;
+    }
+    assert!(plies >= 10, "{plies} plies");
+}

@@ -134,3 +134,29 @@ fn parallel_searches_agree_where_the_answer_is_unique() {
         checked += 1;
     }
 }
+
+/// Young brothers wait (depth 6: the root's children split from depth 5) finds plain negamax's
+/// root score on 2 and 3 threads, as the serial search does.
+#[test]
+fn parallel_search_scores_equal_plain_negamax() {
+    let eval: Arc<PatternEval> = bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut checked = 0;
+    while checked < 4 {
+        let plies = rng.random_range(14..30);
+        let Some(pos) = random_position(&mut rng, plies) else {
+            continue;
+        };
+        let expected = negamax(&eval, &pos, 6);
+        for threads in [2, 3] {
+            let r = Midgame::new(eval.clone(), 16).search_threads(&pos, 6, None, None, threads);
+            assert_eq!(
+                r.score,
+                expected,
+                "{threads} threads, {}",
+                pos.board_string()
+            );
+        }
+        checked += 1;
+    }
+}
