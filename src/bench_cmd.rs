@@ -42,7 +42,7 @@ enum BenchKind {
         /// Positions searched.
         #[arg(long, default_value_t = 20)]
         positions: usize,
-        /// Search threads (lazy SMP; node counts are deterministic on one thread only). With
+        /// Search threads (young brothers wait; node counts are deterministic on one thread only). With
         /// more than one, the run is made on one thread too and the speed-up printed.
         #[arg(long, default_value_t = 1)]
         threads: usize,

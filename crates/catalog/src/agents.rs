@@ -227,7 +227,7 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
             (
                 "threads",
                 "search threads (default 1): the exact solver splits its work (young brothers \
-                 wait), the midgame shares its table (lazy SMP)",
+                 wait), and so does the midgame",
             ),
             (
                 "book",
