@@ -195,23 +195,33 @@ fn parse_range(text: &str) -> Result<(usize, usize)> {
     Ok((a, b))
 }
 
+/// `LABEL: N nodes, T s, R nodes/s`.
+fn print_total(label: &str, nodes: u64, elapsed: std::time::Duration) {
+    println!(
+        "{label}: {nodes} nodes, {:.3} s, {} nodes/s",
+        elapsed.as_secs_f64(),
+        rate(nodes, elapsed)
+    );
+}
+
+/// The one-thread time over the `threads`-thread time, measured in the same run.
+fn print_speed_up(threads: usize, one: std::time::Duration, many: std::time::Duration, what: &str) {
+    println!(
+        "speed-up on {threads} threads: {:.2}x ({what})",
+        one.as_secs_f64() / many.as_secs_f64().max(1e-9)
+    );
+}
+
 fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
     let (first, last) = parse_range(range)?;
     if !(1..=64).contains(&threads) {
         bail!("--threads {threads}: 1 to 64");
     }
-    let single = if threads > 1 {
+    let single = (threads > 1).then(|| {
         let r = othello_engine::bench::endgame(first..=last, table_bits, 1, |_| {});
-        println!(
-            "one thread: {} nodes, {:.3} s, {} nodes/s",
-            r.nodes,
-            r.elapsed.as_secs_f64(),
-            rate(r.nodes, r.elapsed)
-        );
-        Some(r.elapsed)
-    } else {
-        None
-    };
+        print_total("one thread", r.nodes, r.elapsed);
+        r.elapsed
+    });
     let what = if threads == 1 {
         "one thread".to_string()
     } else {
@@ -235,16 +245,13 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
             if row.correct { "" } else { "  WRONG" }
         );
     });
-    println!(
-        "total: {} nodes, {:.3} s, {} nodes/s",
-        report.nodes,
-        report.elapsed.as_secs_f64(),
-        rate(report.nodes, report.elapsed)
-    );
+    print_total("total", report.nodes, report.elapsed);
     if let Some(one) = single {
-        println!(
-            "speed-up on {threads} threads: {:.2}x (time to solve the same positions)",
-            one.as_secs_f64() / report.elapsed.as_secs_f64().max(1e-9)
+        print_speed_up(
+            threads,
+            one,
+            report.elapsed,
+            "time to solve the same positions",
         );
     } else {
         println!("node checksum: {}", report.checksum);
@@ -263,18 +270,11 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
     if !(1..=64).contains(&threads) {
         bail!("--threads {threads}: 1 to 64");
     }
-    let single = if threads > 1 {
+    let single = (threads > 1).then(|| {
         let r = othello_engine::bench::midgame(positions, depth, 1, |_| {});
-        println!(
-            "one thread: {} nodes, {:.3} s, {} nodes/s",
-            r.nodes,
-            r.elapsed.as_secs_f64(),
-            rate(r.nodes, r.elapsed)
-        );
-        Some(r.elapsed)
-    } else {
-        None
-    };
+        print_total("one thread", r.nodes, r.elapsed);
+        r.elapsed
+    });
     println!(
         "othello midgame benchmark: {positions} positions, depth {depth}, {threads} thread(s), \
          each from a cleared table"
@@ -295,17 +295,9 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
             rate(row.nodes, row.elapsed)
         );
     });
-    println!(
-        "total: {} nodes, {:.3} s, {} nodes/s",
-        report.nodes,
-        report.elapsed.as_secs_f64(),
-        rate(report.nodes, report.elapsed)
-    );
+    print_total("total", report.nodes, report.elapsed);
     if let Some(one) = single {
-        println!(
-            "speed-up on {threads} threads: {:.2}x (time to the same depths)",
-            one.as_secs_f64() / report.elapsed.as_secs_f64().max(1e-9)
-        );
+        print_speed_up(threads, one, report.elapsed, "time to the same depths");
     } else {
         println!("node checksum: {}", report.checksum);
     }
