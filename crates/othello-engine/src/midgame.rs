@@ -27,6 +27,9 @@ const CHECK_EVERY: u64 = 4096;
 /// the others to the pool's threads (young brothers wait).
 const SPLIT_DEPTH: u32 = 5;
 
+/// log2 of the entries of a helper searcher's solver table.
+const HELPER_SOLVER_BITS: u32 = 16;
+
 /// The threads of a parallel search: a pool and one helper searcher per thread.
 struct Parallel {
     pool: rayon::ThreadPool,
@@ -831,7 +834,7 @@ impl Midgame {
             eval: self.eval.clone(),
             table: self.table.clone(),
             stop: self.stop.clone(),
-            solver: Solver::new(16).with_evaluation(self.eval.clone()),
+            solver: Solver::new(HELPER_SOLVER_BITS).with_evaluation(self.eval.clone()),
             nodes: 0,
             deadline: None,
             node_limit: None,
@@ -971,7 +974,13 @@ impl search::Agent<Othello8> for MidgameAgent {
     }
 
     fn table_bytes(&self) -> usize {
-        self.search.table_bytes()
+        // A parallel search gives each thread a helper with its own small solver table.
+        let helpers = if self.threads > 1 {
+            self.threads * Solver::<8>::new(HELPER_SOLVER_BITS).table_bytes()
+        } else {
+            0
+        };
+        self.search.table_bytes() + helpers
     }
 
     fn select(

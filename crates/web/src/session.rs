@@ -89,8 +89,9 @@ impl Think {
 }
 
 /// Keys whose large values would let one request take gigabytes or minutes.
-const LIMITS: [(&str, u64, &str); 2] = [
+const LIMITS: [(&str, u64, &str); 3] = [
     ("tt", 20, "transposition tables above 2^20 entries"),
+    ("threads", 4, "searches on more than 4 threads"),
     (
         "empties",
         20,

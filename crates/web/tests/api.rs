@@ -584,8 +584,12 @@ async fn moves_for_an_agent_limits_deletion_and_hosts() {
     )
     .await;
     assert_eq!(status, StatusCode::CONFLICT, "{err}");
-    // Specs that would take gigabytes or minutes are refused.
-    for spec in ["alphabeta:tt=24", "alphabeta:depth=3,tt=21"] {
+    // Specs that would take gigabytes, minutes or many threads are refused.
+    for spec in [
+        "alphabeta:tt=24",
+        "alphabeta:depth=3,tt=21",
+        "alphabeta:depth=3,threads=64",
+    ] {
         let (status, err) = call(
             &app,
             "POST",
