@@ -361,8 +361,6 @@ pub struct SearchResult {
 pub struct Midgame {
     eval: Arc<PatternEval>,
     table: Arc<Table>,
-    /// Set by the thread that finishes first: helpers stop.
-    stop: Arc<AtomicBool>,
     solver: Solver<8>,
     nodes: u64,
     deadline: Option<Instant>,
@@ -385,7 +383,6 @@ impl Midgame {
             solver: Solver::new(16).with_evaluation(eval.clone()),
             eval,
             table: Arc::new(Table::new(table_bits)),
-            stop: Arc::new(AtomicBool::new(false)),
             nodes: 0,
             deadline: None,
             node_limit: None,
@@ -447,10 +444,8 @@ impl Midgame {
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             let late = self.deadline.is_some_and(|d| Instant::now() >= d);
             let spent = self.node_limit.is_some_and(|n| self.nodes >= n);
-            self.stopped = late
-                || spent
-                || self.stop.load(Ordering::Relaxed)
-                || self.cut.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+            self.stopped =
+                late || spent || self.cut.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
         }
         self.stopped
     }
@@ -833,7 +828,6 @@ impl Midgame {
         Midgame {
             eval: self.eval.clone(),
             table: self.table.clone(),
-            stop: self.stop.clone(),
             solver: Solver::new(HELPER_SOLVER_BITS).with_evaluation(self.eval.clone()),
             nodes: 0,
             deadline: None,
