@@ -725,12 +725,10 @@ macro_rules! solver_kernels {
             if empties >= SORT_MIN {
                 let corner_mask = const { corners(N) };
                 let odd = odd_quadrants(empty, &const { quadrants(N) });
-                let learned = match ctx.eval {
-                    Some(eval) if N == 8 && empties >= EVAL_ORDER_MIN => {
-                        Some((eval, Features::from_scratch(player, opponent)))
-                    }
-                    _ => None,
-                };
+                let learned = ctx.eval.filter(|_| N == 8 && empties >= EVAL_ORDER_MIN);
+                // Computed when the first move needs them (an enhanced transposition cutoff
+                // before that settles the node without them).
+                let mut features: Option<Features> = None;
                 while rest != 0 {
                     let sq = rest.trailing_zeros();
                     rest &= rest - 1;
@@ -751,9 +749,11 @@ macro_rules! solver_kernels {
                     let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
                     let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16
                         + potential * POTENTIAL_WEIGHT;
-                    if let Some((eval, features)) = &learned {
+                    if let Some(eval) = learned {
                         // The opponent's value after the move, searched a little (smaller first).
-                        let cf = features.after(sq, f);
+                        let cf = features
+                            .get_or_insert_with(|| Features::from_scratch(player, opponent))
+                            .after(sq, f);
                         key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * EVAL_MOBILITY_WEIGHT
                             + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000);
                     } else if empties >= SHALLOW_MIN {
