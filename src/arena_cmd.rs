@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use arena::{
     builtin_openings, default_random_plies, derive_seed, parse_openings, random_openings,
-    round_robin, sprt_match, Anchor, EloOptions, Ending, Opening, Progress, Report, Settings, Sprt,
+    round_robin, sprt_match, xot_openings, Anchor, EloOptions, Ending, Opening, Progress, Report,
+    Settings, Sprt,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,6 +26,15 @@ const DEFAULT_GAMES: usize = 100;
 const DEFAULT_SPRT_GAMES: usize = 20_000;
 /// At most this many random openings are drawn (games cycle through them).
 const MAX_RANDOM_OPENINGS: usize = 1000;
+
+/// The bundled opening sets.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpeningSet {
+    /// 8-ply lines scored even by a heuristic alpha-beta search.
+    Balanced,
+    /// Random 8-move lines the othello engine scores within a disc of even.
+    Xot,
+}
 
 /// Arguments of `stonelab arena`.
 #[derive(Args, Debug, Clone)]
@@ -48,6 +58,11 @@ pub struct ArenaArgs {
     /// built-in list: 2 plies on othello4, 4 on othello6).
     #[arg(long, value_name = "PLIES", conflicts_with = "openings")]
     pub random_openings: Option<usize>,
+    /// A bundled opening set (othello8): `balanced` (the default: 8-ply lines even by a
+    /// heuristic search) or `xot` (random 8-move lines the othello engine scores within a disc
+    /// of even, XOT-style).
+    #[arg(long, value_enum, value_name = "SET", conflicts_with_all = ["openings", "random_openings"])]
+    pub opening_set: Option<OpeningSet>,
     /// Worker threads [default: all cores]. The results do not depend on it.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -218,6 +233,20 @@ fn openings<G: CliGame + CatalogGame>(
             bail!("{} holds no openings", path.display());
         }
         return Ok((list, format!("from {}", path.display())));
+    }
+    if let Some(set) = args.opening_set {
+        let (list, name) = match set {
+            OpeningSet::Balanced => (builtin_openings::<G>()?, "built-in balanced list"),
+            OpeningSet::Xot => (xot_openings::<G>()?, "bundled XOT-style list"),
+        };
+        return match list {
+            Some(list) => Ok((list, name.into())),
+            None => bail!(
+                "--opening-set {}: {} has no bundled openings (othello8 has)",
+                format!("{set:?}").to_lowercase(),
+                G::ID
+            ),
+        };
     }
     if args.random_openings.is_none() {
         if let Some(list) = builtin_openings::<G>()? {

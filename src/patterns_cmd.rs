@@ -546,7 +546,7 @@ pub struct ProbCutArgs<'a> {
 }
 
 /// Fits the Multi-ProbCut regressions: full-width searches to `max_depth` on record positions
-/// of 20-50 discs (one per game, seeded), written to `OUT/probcut.txt` with `pairs.csv`.
+/// of 8-54 discs (one per game, seeded), written to `OUT/probcut.txt` with `pairs.csv`.
 pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
     let out = args.out;
     if out.exists() && !args.force {
@@ -577,7 +577,7 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         None => othello_engine::pattern::bundled(),
     };
     // A seeded walk through the games: each picked game gives its position after a seeded
-    // number of moves (16-46).
+    // number of moves (4-50: 56 to 10 empties, so every 10-empties row from 10 to 59 is fitted).
     let mut rng = othello_engine::train::SplitMix(args.seed ^ 0x005e_ed0f_9c0d);
     let mut next = move || rng.next_u64();
     let mut positions = Vec::new();
@@ -586,7 +586,7 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         tries += 1;
         let game = &games[(next() % games.len() as u64) as usize];
         let Ok(replay) = game.replay() else { continue };
-        let ply = 16 + (next() % 31) as usize;
+        let ply = 4 + (next() % 47) as usize;
         if let Some(pos) = replay.positions().get(ply) {
             if pos.moves() != 0 {
                 positions.push(*pos);

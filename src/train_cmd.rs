@@ -47,7 +47,7 @@ pub enum Algo {
     /// WTHOR records (--wthor), exact solves near the end.
     Patterns,
     /// The `othello` engine's Multi-ProbCut regressions: full-width searches to --depth
-    /// (default 10) on --positions record positions (default 400).
+    /// (default 10) on --positions record positions (default 1000).
     Probcut,
 }
 
@@ -382,7 +382,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             out: &args.out,
             wthor: &args.wthor,
             weights: args.from.as_deref(),
-            positions: args.positions.unwrap_or(400),
+            positions: args.positions.unwrap_or(1000),
             max_depth: args.depth.unwrap_or(10).clamp(3, 20),
             seed: args.seed,
             force: args.force,

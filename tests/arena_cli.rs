@@ -189,3 +189,64 @@ fn an_unknown_agent_is_reported_once() {
     assert_eq!(err.matches("unknown agent").count(), 1, "{err}");
     assert!(err.contains("valid agents: alphabeta"), "{err}");
 }
+
+/// `--opening-set xot` plays the bundled XOT-style lines in order; a game without them, or a
+/// second source of openings, is refused.
+#[test]
+fn the_xot_opening_set_is_played_in_order() {
+    let json = scratch("xot.json");
+    let (ok, out, err) = stonelab(&[
+        "arena",
+        "--agents",
+        "random",
+        "greedy",
+        "--games",
+        "4",
+        "--opening-set",
+        "xot",
+        "--json",
+        json.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("XOT"), "{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let first: Vec<String> = arena::OTHELLO8_XOT
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(2)
+        .map(|l| {
+            let moves = l.split('#').next().unwrap().trim();
+            let squares: Vec<&str> = (0..moves.len() / 2)
+                .map(|i| &moves[2 * i..2 * i + 2])
+                .collect();
+            squares.join(" ")
+        })
+        .collect();
+    assert_eq!(report["openings"], serde_json::json!(first));
+    let (ok, _, err) = stonelab(&[
+        "arena",
+        "--game",
+        "othello6",
+        "--agents",
+        "random",
+        "greedy",
+        "--opening-set",
+        "xot",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("othello6 has no bundled openings"), "{err}");
+    let (ok, _, err) = stonelab(&[
+        "arena",
+        "--agents",
+        "random",
+        "greedy",
+        "--opening-set",
+        "xot",
+        "--random-openings",
+        "4",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("cannot be used with"), "{err}");
+}

@@ -18,6 +18,10 @@ use crate::{OpeningError, OpeningFileError};
 /// they were chosen).
 pub const OTHELLO8_OPENINGS: &str = include_str!("../openings/othello8.txt");
 
+/// The bundled XOT-style `othello8` openings: random 8-move lines that stonelab's engine scores
+/// within a disc of even (see the file's header for the command that made them).
+pub const OTHELLO8_XOT: &str = include_str!("../openings/othello8-xot.txt");
+
 /// The longest move text tried when splitting a run of moves (moves are short).
 const MAX_MOVE_CHARS: usize = 12;
 
@@ -218,6 +222,17 @@ pub fn parse_openings<G: Game>(text: &str) -> Result<Vec<Opening<G>>, OpeningFil
 pub fn builtin_openings<G: Game>() -> Result<Option<Vec<Opening<G>>>, OpeningFileError> {
     match G::ID {
         "othello8" => parse_openings(OTHELLO8_OPENINGS).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The game's XOT-style openings, if it has them (`othello8`).
+///
+/// # Errors
+/// Only if the embedded list were broken (a test checks it is not).
+pub fn xot_openings<G: Game>() -> Result<Option<Vec<Opening<G>>>, OpeningFileError> {
+    match G::ID {
+        "othello8" => parse_openings(OTHELLO8_XOT).map(Some),
         _ => Ok(None),
     }
 }

@@ -5,8 +5,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use arena::{
-    builtin_openings, parse_moves, random_openings, round_robin, sprt_match, ArenaError, Ending,
-    Opening, Report, Settings, Side, Sprt, SprtDecision,
+    builtin_openings, parse_moves, random_openings, round_robin, sprt_match, xot_openings,
+    ArenaError, Ending, Opening, Report, Settings, Side, Sprt, SprtDecision,
 };
 use game::{Color, Game};
 use othello::{Move, Othello6, Othello8};
@@ -381,4 +381,36 @@ fn the_builtin_othello8_openings_are_legal_distinct_and_balanced_lines() {
     assert!(list.iter().all(|o| o.moves()[0] == "f5".parse().unwrap()));
     // Other games have no built-in list.
     assert!(builtin_openings::<Othello6>().unwrap().is_none());
+}
+
+/// The bundled XOT-style list: the number its header asks for, 8 moves each, no position twice
+/// up to symmetry, every score within the header's margin of even.
+#[test]
+fn the_bundled_xot_openings_are_legal_distinct_and_near_even() {
+    let list: Vec<Opening<Othello8>> = xot_openings::<Othello8>().unwrap().unwrap();
+    assert!(list.len() >= 1000, "{}", list.len());
+    let mut positions = HashSet::new();
+    for o in &list {
+        assert_eq!(o.moves().len(), 8);
+        assert!(!o.position().is_over());
+        assert!(
+            positions.insert(o.canonical_key()),
+            "{} repeats a position",
+            o.transcript()
+        );
+    }
+    // Unlike the balanced list, the random lines start with all four first moves.
+    let firsts: HashSet<_> = list.iter().map(|o| o.moves()[0]).collect();
+    assert_eq!(firsts.len(), 4);
+    let scores: Vec<f64> = arena::OTHELLO8_XOT
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split('#').nth(1)?.trim().parse().ok())
+        .collect();
+    assert_eq!(scores.len(), list.len());
+    assert!(
+        scores.iter().all(|s| s.abs() <= 1.0),
+        "a line beyond a disc"
+    );
+    assert!(xot_openings::<Othello6>().unwrap().is_none());
 }

@@ -318,9 +318,8 @@ pub fn build(
     depth: u32,
     done: &(dyn Fn() + Sync),
 ) -> Book {
-    use game::Game;
     use rayon::prelude::*;
-    let scored: Vec<(Othello8, Vec<(Move, i32)>)> = positions
+    let scored: Vec<Scored> = positions
         .par_chunks(16)
         .flat_map_iter(|chunk| {
             let mut search =
@@ -328,22 +327,7 @@ pub fn build(
             chunk
                 .iter()
                 .map(|pos| {
-                    let moves: Vec<(Move, i32)> = pos
-                        .legal_moves()
-                        .into_iter()
-                        .map(|mv| {
-                            let child = pos.play_unchecked(mv);
-                            let score = if child.is_over() {
-                                -crate::midgame::final_margin(child.player(), child.opponent())
-                                    * search.scale()
-                            } else {
-                                -search
-                                    .search(&child, depth.saturating_sub(1).max(1), None, None)
-                                    .score
-                            };
-                            (mv, score)
-                        })
-                        .collect();
+                    let moves = score_moves(&mut search, pos, depth);
                     done();
                     (*pos, moves)
                 })
@@ -356,6 +340,106 @@ pub fn build(
     }
     back_up(&mut book);
     book
+}
+
+/// A position and its scored moves.
+type Scored = (Othello8, Vec<(Move, i32)>);
+
+/// Every legal move of `pos` scored by a `depth`-ply search of its child (the mover's view,
+/// 1/64 discs); a move that ends the game scores its final margin.
+fn score_moves(
+    search: &mut crate::midgame::Midgame,
+    pos: &Othello8,
+    depth: u32,
+) -> Vec<(Move, i32)> {
+    use game::Game;
+    pos.legal_moves()
+        .into_iter()
+        .map(|mv| {
+            let child = pos.play_unchecked(mv);
+            let score = if child.is_over() {
+                -crate::midgame::final_margin(child.player(), child.opponent()) * search.scale()
+            } else {
+                -search
+                    .search(&child, depth.saturating_sub(1).max(1), None, None)
+                    .score
+            };
+            (mv, score)
+        })
+        .collect()
+}
+
+/// How [`extend_by_self_play`] plays its games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfPlay {
+    /// Games to play.
+    pub games: usize,
+    /// Moves per game: the book's horizon.
+    pub plies: usize,
+    /// Each move is drawn at random among the moves within this many 1/64 discs of the best.
+    pub margin: i32,
+    /// Game `k` is seeded by `(seed, k)`.
+    pub seed: u64,
+}
+
+/// Grows the book by self-play: each game walks `plies` moves from the start, scoring a
+/// position's moves by a `depth`-ply search where the book does not have it yet (the
+/// deviations from the records), and plays one of the moves within `margin` of the best at
+/// random (seeded per game). The new positions join the book and the scores are backed up
+/// again. Games run on all cores; each sees the book as it was before any of them, so the result
+/// does not depend on the number of threads. Returns the number of positions added.
+pub fn extend_by_self_play(
+    book: &mut Book,
+    eval: &std::sync::Arc<crate::pattern::PatternEval>,
+    probcut: Option<(std::sync::Arc<crate::midgame::ProbCut>, f64)>,
+    depth: u32,
+    plan: SelfPlay,
+    done: &(dyn Fn() + Sync),
+) -> usize {
+    use game::Game;
+    use rayon::prelude::*;
+    let shared: &Book = book;
+    let found: Vec<Vec<Scored>> = (0..plan.games)
+        .into_par_iter()
+        .map(|k| {
+            let mut rng = crate::train::SplitMix(
+                plan.seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0b00_c5e1_f000,
+            );
+            let mut search =
+                crate::midgame::Midgame::new(eval.clone(), 16).with_probcut(probcut.clone());
+            let mut new = Vec::new();
+            let mut pos = Othello8::new();
+            for _ in 0..plan.plies {
+                if pos.moves() == 0 {
+                    break;
+                }
+                let mut moves = match shared.moves(&pos) {
+                    Some(list) => list,
+                    None => {
+                        let list = score_moves(&mut search, &pos, depth);
+                        new.push((pos, list.clone()));
+                        list
+                    }
+                };
+                moves.sort_by_key(|m| std::cmp::Reverse(m.1));
+                let Some(&(_, best)) = moves.first() else {
+                    break;
+                };
+                let near = moves.iter().filter(|m| m.1 >= best - plan.margin).count();
+                pos = pos.play_unchecked(moves[rng.below(near)].0);
+            }
+            done();
+            new
+        })
+        .collect();
+    let before = book.len();
+    for (pos, moves) in found.into_iter().flatten() {
+        if book.moves(&pos).is_none() {
+            book.insert(&pos, &moves);
+        }
+    }
+    back_up(book);
+    book.len() - before
 }
 
 /// Negamax through the book: a move into another book position scores minus that position's

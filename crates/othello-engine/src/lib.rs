@@ -15,6 +15,7 @@ mod solver;
 mod stability;
 mod table_memory;
 pub mod train;
+pub mod xot;
 
 pub use agent::SolverAgent;
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};

@@ -188,3 +188,50 @@ fn the_bundled_book_is_the_documented_one() {
     }
     assert!(plies >= 10, "{plies} plies");
 }
+
+/// Self-play growth: the walks add only positions the book lacked, within the horizon, each
+/// with every legal move scored; the result does not depend on the number of threads.
+#[test]
+fn self_play_adds_scored_deviations_the_same_on_any_thread_count() {
+    use othello_engine::book::{extend_by_self_play, SelfPlay};
+    let eval = othello_engine::pattern::bundled();
+    let start = Othello8::new();
+    let mut seed_book = Book::new(2);
+    let scored: Vec<(Move, i32)> = start.legal_moves().into_iter().map(|m| (m, 0)).collect();
+    seed_book.insert(&start, &scored);
+    let plan = SelfPlay {
+        games: 12,
+        plies: 4,
+        margin: 64,
+        seed: 9,
+    };
+    let grow = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool");
+        let mut book = seed_book.clone();
+        let added = pool.install(|| extend_by_self_play(&mut book, &eval, None, 2, plan, &|| {}));
+        (book, added)
+    };
+    let (book, added) = grow(1);
+    assert!(added > 0);
+    assert_eq!(book.len(), 1 + added);
+    assert_eq!(grow(3), (book.clone(), added));
+    for (&(p, o), _) in book.entries() {
+        let pos = Othello8::from_bitboards(p, o, game::Color::Black).expect("a position");
+        let discs = (p | o).count_ones();
+        // The walks stop after 4 moves: their last scored position has 4 + 3 = 7 discs at most.
+        assert!((4..=7).contains(&discs), "{discs} discs");
+        let moves = book.moves(&pos).expect("in the book");
+        assert_eq!(moves.len(), pos.legal_moves().len());
+    }
+    // No games, no change.
+    let mut same = seed_book.clone();
+    let none = SelfPlay { games: 0, ..plan };
+    assert_eq!(
+        extend_by_self_play(&mut same, &eval, None, 2, none, &|| {}),
+        0
+    );
+    assert_eq!(same, seed_book);
+}

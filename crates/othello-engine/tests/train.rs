@@ -165,3 +165,20 @@ fn probcut_fits_a_given_line_and_its_text_round_trips() {
     assert!(ProbCut::from_text("6 3 0.9 30").is_err());
     assert!(ProbCut::from_text("6 3 0.9 30 -1 10").is_err());
 }
+
+/// The bundled Multi-ProbCut table reads and has a regression, fitted from at least 100 pairs,
+/// for every depth it covers at every stage from 10 to 59 empties (the opening included).
+#[test]
+fn the_bundled_probcut_table_covers_every_stage() {
+    let table = ProbCut::from_text(othello_engine::midgame::BUNDLED_PROBCUT)
+        .expect("the bundled table reads");
+    for depth in 3..=10 {
+        for empties in [10, 25, 38, 47, 50, 59] {
+            let p = table
+                .get(depth, empties)
+                .unwrap_or_else(|| panic!("no row for depth {depth} at {empties} empties"));
+            assert!(p.samples >= 100, "depth {depth}, {empties} empties: {p:?}");
+            assert!(p.a > 0.5 && p.a < 1.5 && p.sigma > 0.0, "{p:?}");
+        }
+    }
+}
