@@ -5,12 +5,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use game::Game;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::wthor::parse_games;
 use othello::{Move, Othello8};
 use othello_engine::book::{build, collect, extend_by_self_play, Book, SelfPlay};
@@ -158,20 +157,6 @@ struct BuildPlan {
     seed: u64,
 }
 
-fn progress(quiet: bool, total: u64, what: &str) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(&format!(
-        "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {what}, ETA {{eta_precise}}"
-    )) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.enable_steady_tick(Duration::from_millis(500));
-    bar
-}
-
 fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result<()> {
     let BuildPlan {
         plies,
@@ -207,13 +192,13 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
     }
     let positions = collect(&games, plies, min_count.max(1));
     drop(games);
-    let bar = progress(quiet, positions.len() as u64, "record positions");
+    let bar = crate::patterns_cmd::bar(quiet, positions.len() as u64, "record positions");
     let probcut = Some((othello_engine::midgame::bundled_probcut(), 1.5));
     let eval = othello_engine::pattern::bundled();
     let mut book = build(&eval, probcut.clone(), &positions, depth, &|| bar.inc(1));
     bar.finish_and_clear();
     let records = book.len();
-    let bar = progress(quiet, plan.self_play as u64, "self-play games");
+    let bar = crate::patterns_cmd::bar(quiet, plan.self_play as u64, "self-play games");
     let added = extend_by_self_play(
         &mut book,
         &eval,
@@ -306,7 +291,7 @@ fn xot(args: XotPlanArgs, out: &Path, quiet: bool) -> Result<()> {
         bail!("--margin {}: 0 to 64 discs", args.margin);
     }
     let started = Instant::now();
-    let bar = progress(quiet, args.count as u64, "openings kept");
+    let bar = crate::patterns_cmd::bar(quiet, args.count as u64, "openings kept");
     let plan = othello_engine::xot::XotPlan {
         count: args.count,
         plies: args.plies,

@@ -66,7 +66,8 @@ pub struct PatternArgs<'a> {
     pub quiet: bool,
 }
 
-fn bar(quiet: bool, total: u64, what: &str) -> ProgressBar {
+/// A progress bar of `total` steps labelled `what` (hidden when `quiet`).
+pub(crate) fn bar(quiet: bool, total: u64, what: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
