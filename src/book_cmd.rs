@@ -315,14 +315,8 @@ fn xot(args: XotPlanArgs, out: &Path, quiet: bool) -> Result<()> {
         args.plies, args.depth, args.margin, args.count, args.plies, args.depth, args.margin, args.seed
     );
     for o in &list {
-        let moves: String = o
-            .moves
-            .iter()
-            .map(|m| match m {
-                Move::Place(sq) => sq.to_string(),
-                Move::Pass => "pa".into(),
-            })
-            .collect();
+        // XOT lines never pass, so the transcript is every move.
+        let moves = othello::transcript(&o.moves);
         text.push_str(&format!("{moves} # {:+.2}\n", f64::from(o.score) / 64.0));
     }
     fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;

@@ -46,10 +46,10 @@ fn random_line(rng: &mut SplitMix, plies: usize) -> Option<(Vec<Move>, Othello8)
     let mut pos = Othello8::new();
     let mut moves = Vec::with_capacity(plies);
     for _ in 0..plies {
-        let legal = pos.legal_moves();
-        if pos.moves() == 0 || legal.is_empty() {
+        if pos.moves() == 0 {
             return None;
         }
+        let legal = pos.legal_moves();
         let mv = legal[rng.below(legal.len())];
         pos = pos.play_unchecked(mv);
         moves.push(mv);
