@@ -1,10 +1,19 @@
-//! `stonelab train patterns`: the Othello pattern evaluation learned from the WTHOR records —
-//! labelling (exact solves near the end), one least-squares fit per stage, held-out errors per
-//! stage, a plot, the weight file with its card; every phase resumable.
+//! `stonelab train patterns`: the Othello pattern evaluation learned from the WTHOR records and
+//! self-play — labelling (exact solves near the end, deep searches above), least-squares fits
+//! per stage, held-out errors per stage, a plot, the weight file with its card; every phase
+//! resumable.
+//!
+//! The phases: (1) label the records (exact solves up to `exact_empties`, the game's
+//! perfect-play result above); (2) a first fit; (3) relabel the record positions above
+//! `exact_empties` by a `search_depth`-ply search with the first fit (and the bundled
+//! Multi-ProbCut table at `search_probcut`); (4) self-play games with
+//! the first fit, solved exactly from `self_play_exact` empties; (5) the final fit on (3) + (4).
 //!
 //! The run folder: `config.json`; `samples/part-NNNN.bin` (labelled positions, one file per
-//! 4,096 games, each written whole); `fit.bin` (the stages fitted so far) and `log.csv` (one row
-//! per stage); at the end `patterns.bin`, `patterns.json` (the card) and `plots/mae.png`.
+//! 4,096 games, each written whole), `samples/search-NNNN.bin` (the same positions relabelled),
+//! `samples/self-play-NNNN.bin`; `fit.bin` and `log.csv` (the first fit's stages so far, one
+//! row per stage), `final-fit.bin` and `final-log.csv` (the final fit's); at the end
+//! `patterns.bin`, `patterns.json` (the card) and `plots/mae.png`.
 
 use std::fs;
 use std::io::Write;
@@ -55,6 +64,17 @@ pub struct PatternConfig {
     pub self_play_games: usize,
     /// Search depth of the self-play games.
     pub self_play_depth: u32,
+    /// Record positions above `exact_empties` are relabelled by a search this deep with the
+    /// first fit (0: they keep their game's result).
+    #[serde(default)]
+    pub search_depth: u32,
+    /// Self-play games are solved exactly from this many empties (their positions there too).
+    #[serde(default)]
+    pub self_play_exact: u32,
+    /// The relabelling searches use the bundled Multi-ProbCut table at this many standard
+    /// deviations (0: full width).
+    #[serde(default)]
+    pub search_probcut: f64,
 }
 
 /// What `stonelab train patterns` needs from the command line.
@@ -160,8 +180,8 @@ fn read_part(path: &Path) -> Result<Vec<Sample>> {
         .collect()
 }
 
-/// Labels the games part by part (finished parts are kept), then returns every sample.
-fn label(out: &Path, config: &PatternConfig, quiet: bool) -> Result<Vec<Sample>> {
+/// Labels the games part by part (finished parts are kept), then returns every part's samples.
+fn label(out: &Path, config: &PatternConfig, quiet: bool) -> Result<Vec<Vec<Sample>>> {
     let games = load_games(config)?;
     let dir = out.join("samples");
     fs::create_dir_all(&dir)?;
@@ -190,11 +210,9 @@ fn label(out: &Path, config: &PatternConfig, quiet: bool) -> Result<Vec<Sample>>
             eprintln!("{skipped} games did not replay and were left out");
         }
     }
-    let mut all = Vec::new();
-    for p in 0..parts {
-        all.extend(read_part(&dir.join(format!("part-{p:04}.bin")))?);
-    }
-    Ok(all)
+    (0..parts)
+        .map(|p| read_part(&dir.join(format!("part-{p:04}.bin"))))
+        .collect()
 }
 
 /// One row of `log.csv`.
@@ -359,7 +377,7 @@ fn self_play_samples(
                 depth: config.self_play_depth,
                 noise: 0.1,
                 noise_until: 40,
-                exact_empties: config.exact_empties,
+                exact_empties: config.self_play_exact,
                 seed: config.seed,
             };
             let samples = self_play(eval, &sp, first as u64, &|| progress.inc(1));
@@ -368,6 +386,56 @@ fn self_play_samples(
             progress.inc(games as u64);
         }
         all.extend(read_part(&path)?);
+    }
+    progress.finish_and_clear();
+    Ok(all)
+}
+
+/// Relabels the record positions above `exact_empties` part by part (finished parts are kept)
+/// by a `search_depth`-ply search with `eval`, and returns every sample.
+fn search_samples(
+    out: &Path,
+    eval: &std::sync::Arc<PatternEval>,
+    records: &[Vec<Sample>],
+    config: &PatternConfig,
+    quiet: bool,
+) -> Result<Vec<Sample>> {
+    let dir = out.join("samples");
+    let parts = records.len();
+    let total: usize = records.iter().map(Vec::len).sum();
+    let progress = bar(quiet, total as u64, "positions relabelled by search");
+    let mut all = Vec::with_capacity(total);
+    for (p, part) in records.iter().enumerate() {
+        let path = dir.join(format!("search-{p:04}.bin"));
+        if !path.exists() {
+            let games = std::sync::atomic::AtomicU64::new(0);
+            let relabelled = othello_engine::train::search_labels(
+                eval,
+                part,
+                config.exact_empties,
+                config.search_depth,
+                (config.search_probcut > 0.0).then(|| {
+                    (
+                        othello_engine::midgame::bundled_probcut(),
+                        config.search_probcut,
+                    )
+                }),
+                &|| {
+                    let n = games.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    progress.set_message(format!("part {}/{parts}, {} games", p + 1, n + 1));
+                },
+            );
+            write_part(&path, &relabelled)?;
+        }
+        let relabelled = read_part(&path)?;
+        if relabelled.len() != part.len() {
+            bail!(
+                "{} does not match its part (delete it to relabel)",
+                path.display()
+            );
+        }
+        progress.inc(part.len() as u64);
+        all.extend(relabelled);
     }
     progress.finish_and_clear();
     Ok(all)
@@ -397,6 +465,8 @@ struct SampleCounts {
     train: usize,
     test: usize,
     exact: usize,
+    search: usize,
+    self_play: usize,
 }
 
 /// Runs (or resumes) a pattern training run.
@@ -433,39 +503,57 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
     }
     let config = &args.config;
     let started = Instant::now();
-    let samples = label(out, config, args.quiet)?;
-    let mut counts = SampleCounts {
+    let parts = label(out, config, args.quiet)?;
+    let samples = parts.concat();
+    let counts = |samples: &[Sample], self_play: usize| SampleCounts {
         train: samples.iter().filter(|s| !s.test).count(),
         test: samples.iter().filter(|s| s.test).count(),
         exact: samples.iter().filter(|s| s.exact).count(),
+        search: samples.iter().filter(|s| s.search).count(),
+        self_play,
     };
+    let mut count = counts(&samples, 0);
     if !args.quiet {
         eprintln!(
             "{} positions: {} training, {} held out, {} solved exactly ({:.0} s)",
             samples.len(),
-            counts.train,
-            counts.test,
-            counts.exact,
+            count.train,
+            count.test,
+            count.exact,
             started.elapsed().as_secs_f64()
         );
     }
 
     let mut samples = samples;
     let (mut weights, mut rows) = fit_all(out, "", &samples, config, args.quiet)?;
-    if config.self_play_games > 0 {
-        let eval = std::sync::Arc::new(PatternEval::new(&weights));
-        let games = self_play_samples(out, &eval, config, args.quiet)?;
+    let first = std::sync::Arc::new(PatternEval::new(&weights));
+    if config.search_depth > 0 {
+        samples = search_samples(out, &first, &parts, config, args.quiet)?;
         if !args.quiet {
             eprintln!(
-                "{} self-play positions from {} games; fitting again on everything",
-                games.len(),
-                config.self_play_games
+                "{} record positions relabelled by {}-ply searches ({:.0} s)",
+                samples.iter().filter(|s| s.search).count(),
+                config.search_depth,
+                started.elapsed().as_secs_f64()
             );
         }
-        counts.train += games.iter().filter(|s| !s.test).count();
-        counts.test += games.iter().filter(|s| s.test).count();
-        counts.exact += games.iter().filter(|s| s.exact).count();
+    }
+    let mut self_play = 0;
+    if config.self_play_games > 0 {
+        let games = self_play_samples(out, &first, config, args.quiet)?;
+        if !args.quiet {
+            eprintln!(
+                "{} self-play positions from {} games ({:.0} s)",
+                games.len(),
+                config.self_play_games,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        self_play = games.len();
         samples.extend(games);
+    }
+    if config.search_depth > 0 || config.self_play_games > 0 {
+        count = counts(&samples, self_play);
         (weights, rows) = fit_all(out, "final-", &samples, config, args.quiet)?;
     }
 
@@ -481,7 +569,7 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
         scale: config.scale,
         weights: "patterns.bin",
         distinct_weights_per_stage: SET.stage_len(),
-        samples: counts,
+        samples: count,
         held_out_mae: rows
             .iter()
             .map(|r| {
@@ -566,6 +654,9 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         blend: 0,
         self_play_games: 0,
         self_play_depth: 0,
+        search_depth: 0,
+        self_play_exact: 0,
+        search_probcut: 0.0,
     })?;
     let eval = match args.weights {
         Some(path) => {

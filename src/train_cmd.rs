@@ -271,7 +271,8 @@ pub struct TrainArgs {
     #[arg(long)]
     pub from: Option<PathBuf>,
     /// Minimax depth of the value-network agents (cnn-selfplay's players, default 3; the
-    /// supervised runs' evaluation games, default 1).
+    /// supervised runs' evaluation games, default 1); patterns: of the self-play games
+    /// (default 4); probcut: the deepest search fitted (default 10).
     #[arg(long)]
     pub depth: Option<u32>,
     /// cnn-selfplay: full-batch Adam epochs on each game's positions.
@@ -283,10 +284,22 @@ pub struct TrainArgs {
     /// patterns: only the first this many games (0: all), for quick runs.
     #[arg(long, default_value_t = 0)]
     pub max_games: usize,
-    /// patterns: positions with at most this many empty squares get the exact solver's score
-    /// (the others their game's perfect-play result).
-    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(0..=20))]
+    /// patterns: record positions with at most this many empty squares get the exact solver's
+    /// score (the others their game's perfect-play result, then a search's score).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
     pub exact_empties: u32,
+    /// patterns: record positions above --exact-empties are relabelled by a search this many
+    /// plies deep with the first fit (0: they keep their game's perfect-play result).
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=12))]
+    pub search_depth: u32,
+    /// patterns: the relabelling searches prune with the bundled Multi-ProbCut table at this
+    /// many standard deviations (0: full width, about three times slower at 6 plies).
+    #[arg(long, default_value_t = 1.5)]
+    pub search_probcut: f64,
+    /// patterns: self-play games are solved exactly from this many empties (their positions
+    /// there too).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=24))]
+    pub self_play_exact: u32,
     /// patterns: empty squares per stage of weights.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=61))]
     pub stage_width: u8,
@@ -306,7 +319,7 @@ pub struct TrainArgs {
     pub blend: u32,
     /// patterns: self-play games (the first fit's engine, both sides) added before the final
     /// fit; 0 fits the records only.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 2000)]
     pub self_play_games: usize,
 }
 
@@ -398,6 +411,12 @@ fn patterns(args: &TrainArgs) -> Result<()> {
     if !(args.lambda.is_finite() && args.lambda >= 0.0) {
         bail!("--lambda {}: a penalty of 0 or more", args.lambda);
     }
+    if !(args.search_probcut.is_finite() && args.search_probcut >= 0.0) {
+        bail!(
+            "--search-probcut {}: standard deviations, 0 or more (0: full width)",
+            args.search_probcut
+        );
+    }
     crate::patterns_cmd::train(&crate::patterns_cmd::PatternArgs {
         out: &args.out,
         config: crate::patterns_cmd::PatternConfig {
@@ -413,6 +432,9 @@ fn patterns(args: &TrainArgs) -> Result<()> {
             blend: args.blend.min(60),
             self_play_games: args.self_play_games,
             self_play_depth: args.depth.unwrap_or(4),
+            search_depth: args.search_depth,
+            self_play_exact: args.self_play_exact,
+            search_probcut: args.search_probcut,
         },
         resume: args.resume,
         force: args.force,

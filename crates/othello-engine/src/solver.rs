@@ -1000,26 +1000,43 @@ impl<const N: usize> Solver<N> {
     /// cheap. Scores on these even-sized boards are always even, so probes sit on odd values.
     pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
         // Without limits the search never gives up.
-        self.bisect(pos, &SolveLimit::default()).0
+        self.bisect(pos, &SolveLimit::default(), None).0
+    }
+
+    /// [`solve`](Self::solve) starting from a guess of the score: the first probes sit on
+    /// either side of `guess`, so a good guess (a successor's exact score, an evaluation) takes
+    /// two probes where bisection takes five or six. Same score as `solve` for any guess.
+    pub fn solve_near(&mut self, pos: &Othello<N>, guess: i32) -> Solution {
+        self.bisect(pos, &SolveLimit::default(), Some(guess)).0
     }
 
     /// [`solve`](Self::solve) within `limit`: `None` when the limit ran out first. Every bound
     /// proven before that stays in the table, so a later solve of this position or one after it
     /// starts from them; nothing from the abandoned search is stored.
     pub fn solve_limited(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> Option<Solution> {
-        let (solution, aborted) = self.bisect(pos, limit);
+        let (solution, aborted) = self.bisect(pos, limit, None);
         (!aborted).then_some(solution)
     }
 
-    /// The bisection of [`solve`](Self::solve); `true` beside the solution when `limit` ran out
-    /// (the solution is then meaningless).
-    fn bisect(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> (Solution, bool) {
+    /// The bisection of [`solve`](Self::solve), its first probes beside `guess` when given;
+    /// `true` beside the solution when `limit` ran out (the solution is then meaningless).
+    fn bisect(
+        &mut self,
+        pos: &Othello<N>,
+        limit: &SolveLimit,
+        guess: Option<i32>,
+    ) -> (Solution, bool) {
         let squares = (N * N) as i32;
         let start = Instant::now();
         let (mut low, mut high) = (-squares, squares);
         let mut nodes = 0;
         let mut best: Option<Move> = None;
-        let mut x = 1;
+        // Probes sit on odd values (scores are even): "is the score at least x + 1?".
+        let mut x = guess.map_or(1, |g| {
+            let x = g.clamp(-squares + 2, squares) - 1;
+            x - (1 - x.rem_euclid(2))
+        });
+        let mut beside_guess = guess.is_some();
         loop {
             let left = SolveLimit {
                 deadline: limit.deadline,
@@ -1046,6 +1063,14 @@ impl<const N: usize> Solver<N> {
             }
             if low >= high {
                 break;
+            }
+            if beside_guess {
+                // One more probe next to the bound the guess moved, then bisection.
+                beside_guess = false;
+                x = if probe.score > x { low + 1 } else { high - 1 };
+                if x > low && x < high && x.rem_euclid(2) == 1 {
+                    continue;
+                }
             }
             // The next odd value between the bounds, near their middle.
             let mid = (low + high).div_euclid(2);

@@ -2,9 +2,10 @@
 //! differences (exact solves near the end), and a ridge least-squares fit per game stage.
 //!
 //! Labels, from the side to move's view: a position with at most `exact_empties` empty squares
-//! gets its exact score from the solver; every other position gets its game's perfect-play
-//! result (WTHOR's theoretical score, exact from 24 empties on, or a self-play game's solved
-//! end). Each stage is fitted alone by preconditioned conjugate gradients on
+//! gets its exact score from the solver (solved from the end of its game backwards, each solve
+//! starting from the score of the one after it); every other position gets its game's
+//! perfect-play result (WTHOR's theoretical score, exact from 24 empties on, or a self-play
+//! game's solved end), which [`search_labels`] can replace by a deep search's score. Each stage is fitted alone by preconditioned conjugate gradients on
 //! `Σ (y − x·w)² + λ Σ w²` over its own positions; the held-out positions (a seeded tenth of the
 //! games) measure it.
 
@@ -29,6 +30,8 @@ pub struct Sample {
     pub score: i8,
     /// Whether the label is an exact solve of this position.
     pub exact: bool,
+    /// Whether the label is a midgame search's score (see [`search_labels`]).
+    pub search: bool,
     /// Whether the position is held out (its game is in the test part).
     pub test: bool,
 }
@@ -43,14 +46,15 @@ impl Sample {
         (!(self.player | self.opponent)).count_ones()
     }
 
-    /// The on-disk form: player, opponent (u64 LE), score, flags (1 = exact, 2 = test).
+    /// The on-disk form: player, opponent (u64 LE), score, flags (1 = exact, 2 = test,
+    /// 4 = search).
     #[must_use]
     pub fn to_bytes(&self) -> [u8; SAMPLE_LEN] {
         let mut b = [0u8; SAMPLE_LEN];
         b[..8].copy_from_slice(&self.player.to_le_bytes());
         b[8..16].copy_from_slice(&self.opponent.to_le_bytes());
         b[16] = self.score as u8;
-        b[17] = u8::from(self.exact) | u8::from(self.test) << 1;
+        b[17] = u8::from(self.exact) | u8::from(self.test) << 1 | u8::from(self.search) << 2;
         b
     }
 
@@ -71,7 +75,7 @@ impl Sample {
         if !(-64..=64).contains(&score) {
             return Err(format!("a score of {score} discs (at most ±64)"));
         }
-        if b[17] > 3 {
+        if b[17] > 7 || b[17] & 5 == 5 {
             return Err(format!("unknown flags {:#04x}", b[17]));
         }
         Ok(Sample {
@@ -80,6 +84,7 @@ impl Sample {
             score,
             exact: b[17] & 1 != 0,
             test: b[17] & 2 != 0,
+            search: b[17] & 4 != 0,
         })
     }
 }
@@ -97,7 +102,9 @@ pub fn held_out(seed: u64, index: u64) -> bool {
 
 /// The positions of one game where the side to move has a move, each labelled with `black`
 /// (Black's final margin) from its mover's view; then those with at most `exact_empties`
-/// empties solved exactly.
+/// empties solved exactly, from the last backwards: each solve starts from the score of the
+/// position after it (the move played is often the best one) and finds that position's bounds
+/// in the solver's table.
 #[must_use]
 pub fn label_game(
     positions: &[Othello8],
@@ -111,23 +118,99 @@ pub fn label_game(
         if pos.is_over() || pos.moves() == 0 {
             continue;
         }
-        let empties = pos.empty().count_ones();
-        let (score, exact) = if empties <= exact_empties {
-            (solver.solve(pos).score, true)
-        } else if pos.side_to_move() == Color::Black {
-            (black, false)
+        let score = if pos.side_to_move() == Color::Black {
+            black
         } else {
-            (-black, false)
+            -black
         };
-        out.push(Sample {
-            player: pos.player(),
-            opponent: pos.opponent(),
-            score: score.clamp(-64, 64) as i8,
-            exact,
-            test,
-        });
+        out.push((
+            *pos,
+            Sample {
+                player: pos.player(),
+                opponent: pos.opponent(),
+                score: score.clamp(-64, 64) as i8,
+                exact: false,
+                test,
+                search: false,
+            },
+        ));
     }
-    out
+    let mut after: Option<(Color, i32)> = None;
+    for (pos, sample) in out.iter_mut().rev() {
+        if pos.empty().count_ones() > exact_empties {
+            break;
+        }
+        let guess = match after {
+            Some((color, score)) if color == pos.side_to_move() => score,
+            Some((_, score)) => -score,
+            None => i32::from(sample.score),
+        };
+        let score = solver.solve_near(pos, guess).score;
+        after = Some((pos.side_to_move(), score));
+        sample.score = score.clamp(-64, 64) as i8;
+        sample.exact = true;
+    }
+    out.into_iter().map(|(_, s)| s).collect()
+}
+
+/// `samples` (whole games, in order, as the labellers write them) with every label above
+/// `exact_empties` empties replaced by the score of a `depth`-ply search with `eval` (and
+/// Multi-ProbCut `probcut` when given; rounded to discs; exact where the search reached every
+/// end), on all cores. Each game's searches share
+/// one table, cleared at the game's start, so the labels do not depend on the number of
+/// threads. `done` is called after each game.
+#[must_use]
+pub fn search_labels(
+    eval: &std::sync::Arc<crate::pattern::PatternEval>,
+    samples: &[Sample],
+    exact_empties: u32,
+    depth: u32,
+    probcut: Option<(std::sync::Arc<crate::midgame::ProbCut>, f64)>,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Sample> {
+    // A game's positions come in order of falling empties: a rise starts the next game.
+    let mut games = Vec::new();
+    let mut start = 0;
+    for i in 1..=samples.len() {
+        if i == samples.len() || samples[i].empties() >= samples[i - 1].empties() {
+            games.push(&samples[start..i]);
+            start = i;
+        }
+    }
+    let parts: Vec<Vec<Sample>> = games
+        .par_chunks(16)
+        .map(|chunk| {
+            let mut search =
+                crate::midgame::Midgame::new(eval.clone(), 16).with_probcut(probcut.clone());
+            let scale = f64::from(search.scale());
+            let mut out = Vec::new();
+            for game in chunk {
+                search.clear();
+                for s in *game {
+                    if s.empties() <= exact_empties || s.exact {
+                        out.push(*s);
+                        continue;
+                    }
+                    let Ok(pos) = Othello8::from_bitboards(s.player, s.opponent, Color::Black)
+                    else {
+                        out.push(*s);
+                        continue;
+                    };
+                    let found = search.search(&pos, depth, None, None);
+                    let score = (f64::from(found.score) / scale).round().clamp(-64.0, 64.0);
+                    out.push(Sample {
+                        score: score as i8,
+                        exact: found.exact,
+                        search: !found.exact,
+                        ..*s
+                    });
+                }
+                done();
+            }
+            out
+        })
+        .collect();
+    parts.concat()
 }
 
 /// Black's perfect-play margin of a WTHOR game: its theoretical disc count, empties to the
@@ -153,7 +236,7 @@ pub fn label_wthor(
         .par_chunks(64)
         .enumerate()
         .map(|(c, chunk)| {
-            let mut solver = Solver::<8>::new(16).with_evaluation(crate::pattern::bundled());
+            let mut solver = Solver::<8>::new(18).with_evaluation(crate::pattern::bundled());
             let mut out = Vec::new();
             for (k, game) in chunk.iter().enumerate() {
                 let index = first_index + (c * 64 + k) as u64;

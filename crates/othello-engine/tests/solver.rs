@@ -144,6 +144,21 @@ fn solver_equals_plain_negamax_on_random_endgames() {
             );
             let wld = solver.solve_wld(&pos).score;
             assert_eq!(wld.signum(), exact.signum(), "{pos}: win/loss/draw");
+            // A guess anywhere (right, near, far, off the scale) gives the same exact score,
+            // from a cleared table and from a warm one.
+            for guess in [exact, exact + 2, exact - 6, 64, -64, 1, 99, -99] {
+                solver.clear();
+                assert_eq!(
+                    solver.solve_near(&pos, guess).score,
+                    exact,
+                    "{pos}, {guess}"
+                );
+                assert_eq!(
+                    solver.solve_near(&pos, -guess).score,
+                    exact,
+                    "{pos}, {guess}"
+                );
+            }
         }
     }
     let mut solver6 = Solver::<6>::new(16);

@@ -7,7 +7,8 @@ use othello::Othello8;
 use othello_engine::midgame::ProbCut;
 use othello_engine::pattern::{PatternEval, PatternWeights, SET};
 use othello_engine::train::{
-    fit_probcut, fit_stage, label_game, quantize, FitConfig, ProbCutPair, Sample, SAMPLE_LEN,
+    fit_probcut, fit_stage, label_game, quantize, search_labels, FitConfig, ProbCutPair, Sample,
+    SAMPLE_LEN,
 };
 use othello_engine::Solver;
 use rand::rngs::ChaCha8Rng;
@@ -47,6 +48,7 @@ fn a_stage_fit_recovers_an_evaluation_it_was_shown() {
                 score: v.clamp(-64, 64) as i8,
                 exact: false,
                 test: false,
+                search: false,
             });
         }
     }
@@ -115,6 +117,56 @@ fn labels_near_the_end_are_exact_and_the_rest_follow_the_result() {
 }
 
 #[test]
+fn search_labels_replace_only_the_game_results_and_ignore_the_thread_count() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let mut solver = Solver::<8>::new(16);
+    let mut samples = Vec::new();
+    for _ in 0..6 {
+        samples.extend(label_game(
+            &random_game(&mut rng),
+            -8,
+            8,
+            false,
+            &mut solver,
+        ));
+    }
+    let eval = othello_engine::pattern::bundled();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a pool")
+            .install(|| search_labels(&eval, &samples, 8, 3, None, &|| {}))
+    };
+    let one = run(1);
+    assert_eq!(one, run(3), "labels depend on the thread count");
+    assert_eq!(one.len(), samples.len());
+    for (new, old) in one.iter().zip(&samples) {
+        assert_eq!(
+            (new.player, new.opponent, new.test),
+            (old.player, old.opponent, old.test)
+        );
+        if old.exact {
+            assert_eq!(new, old, "an exact label changed");
+        } else {
+            assert!(new.search || new.exact, "{new:?}");
+        }
+    }
+    // The first position of a game is searched from a cleared table: its label is a fresh
+    // 3-ply search's score, rounded to discs.
+    let first = Othello8::from_bitboards(samples[0].player, samples[0].opponent, Color::Black)
+        .expect("a position");
+    let mut search = othello_engine::midgame::Midgame::new(eval.clone(), 16);
+    let fresh = search.search(&first, 3, None, None).score;
+    let discs = (f64::from(fresh) / f64::from(search.scale())).round() as i32;
+    assert_eq!(i32::from(one[0].score), discs.clamp(-64, 64));
+    assert!(
+        one.iter().zip(&samples).any(|(a, b)| a.score != b.score),
+        "no label moved"
+    );
+}
+
+#[test]
 fn samples_survive_their_file_form_and_bad_ones_are_refused() {
     let s = Sample {
         player: 0x0000_0010_0800_0000,
@@ -122,6 +174,7 @@ fn samples_survive_their_file_form_and_bad_ones_are_refused() {
         score: -38,
         exact: true,
         test: false,
+        search: false,
     };
     assert_eq!(Sample::from_bytes(&s.to_bytes()), Ok(s));
     let mut b = s.to_bytes();
@@ -133,6 +186,18 @@ fn samples_survive_their_file_form_and_bad_ones_are_refused() {
     let mut b = s.to_bytes();
     b[SAMPLE_LEN - 1] = 9;
     assert!(Sample::from_bytes(&b).is_err(), "unknown flags");
+    b[SAMPLE_LEN - 1] = 5;
+    assert!(
+        Sample::from_bytes(&b).is_err(),
+        "exact and searched at once"
+    );
+    let searched = Sample {
+        exact: false,
+        search: true,
+        test: true,
+        ..s
+    };
+    assert_eq!(Sample::from_bytes(&searched.to_bytes()), Ok(searched));
 }
 
 #[test]

@@ -1,0 +1,135 @@
+//! `stonelab train patterns` through the binary: every phase on a few record games (labels,
+//! first fit, search relabelling, self-play, final fit), a resumed run that ends with the same
+//! weights as the uninterrupted one, and clear refusals.
+
+mod common;
+use common::stonelab;
+
+use std::path::{Path, PathBuf};
+
+fn run_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A run small enough for a debug build: 40 games, shallow searches, a few self-play games.
+fn tiny(out: &Path) -> Vec<String> {
+    let wthor = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/othello/wthor");
+    [
+        "train",
+        "patterns",
+        "--wthor",
+        wthor.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--max-games",
+        "40",
+        "--exact-empties",
+        "8",
+        "--search-depth",
+        "2",
+        "--self-play-games",
+        "6",
+        "--self-play-exact",
+        "8",
+        "--depth",
+        "1",
+        "--iterations",
+        "10",
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .collect()
+}
+
+fn run(args: &[String]) -> (bool, String, String) {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    stonelab(&refs, "")
+}
+
+#[test]
+fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
+    let a = run_dir("patterns-a");
+    let (ok, _, err) = run(&tiny(&a));
+    assert!(ok, "{err}");
+    for file in [
+        "config.json",
+        "log.csv",
+        "final-log.csv",
+        "patterns.bin",
+        "patterns.json",
+        "plots/mae.png",
+        "samples/part-0000.bin",
+        "samples/search-0000.bin",
+        "samples/self-play-0000.bin",
+    ] {
+        assert!(a.join(file).is_file(), "{file} missing");
+    }
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("patterns.json")).expect("card"))
+            .expect("the card is JSON");
+    let samples = &card["samples"];
+    for kind in ["train", "test", "exact", "search", "self_play"] {
+        assert!(
+            samples[kind].as_u64().is_some_and(|n| n > 0),
+            "{kind}: {samples}"
+        );
+    }
+    assert_eq!(card["config"]["search_depth"], 2);
+    assert_eq!(card["stages"], 31);
+    // 31 stages fitted twice, one row each.
+    for log in ["log.csv", "final-log.csv"] {
+        let text = std::fs::read_to_string(a.join(log)).expect("log");
+        assert_eq!(text.lines().count(), 32, "{log}");
+    }
+
+    // The same run cut short after its first fit resumes to the same weights.
+    let b = run_dir("patterns-b");
+    std::fs::create_dir_all(b.join("samples")).expect("mkdir");
+    for file in ["config.json", "fit.bin", "log.csv", "samples/part-0000.bin"] {
+        std::fs::copy(a.join(file), b.join(file)).expect("copy");
+    }
+    let mut resume = tiny(&b);
+    resume.push("--resume".into());
+    let (ok, _, err) = run(&resume);
+    assert!(ok, "{err}");
+    assert_eq!(
+        std::fs::read(a.join("patterns.bin")).expect("a"),
+        std::fs::read(b.join("patterns.bin")).expect("b"),
+        "the resumed run's weights differ"
+    );
+    assert_eq!(
+        std::fs::read(a.join("samples/search-0000.bin")).expect("a"),
+        std::fs::read(b.join("samples/search-0000.bin")).expect("b"),
+    );
+
+    // Other settings, an existing folder, bad values: refused with the reason.
+    let mut other = tiny(&a);
+    other.push("--resume".into());
+    let depth = other
+        .iter()
+        .position(|s| s == "--search-depth")
+        .expect("flag");
+    other[depth + 1] = "3".into();
+    let (ok, _, err) = run(&other);
+    assert!(!ok && err.contains("other settings"), "{err}");
+    let (ok, _, err) = run(&tiny(&a));
+    assert!(
+        !ok && err.contains("--resume") && err.contains("--force"),
+        "{err}"
+    );
+    let mut deep = tiny(&run_dir("patterns-c"));
+    let exact = deep
+        .iter()
+        .position(|s| s == "--exact-empties")
+        .expect("flag");
+    deep[exact + 1] = "25".into();
+    let (ok, _, err) = run(&deep);
+    assert!(!ok && err.contains("--exact-empties"), "{err}");
+    let mut pc = tiny(&run_dir("patterns-d"));
+    pc.push("--search-probcut=-1".into());
+    let (ok, _, err) = run(&pc);
+    assert!(!ok && err.contains("--search-probcut"), "{err}");
+}
