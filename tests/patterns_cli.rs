@@ -3,15 +3,9 @@
 //! weights as the uninterrupted one, and clear refusals.
 
 mod common;
-use common::stonelab;
+use common::{run, run_dir};
 
-use std::path::{Path, PathBuf};
-
-fn run_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use std::path::Path;
 
 /// A run small enough for a debug build: 40 games, shallow searches, a few self-play games.
 fn tiny(out: &Path) -> Vec<String> {
@@ -42,11 +36,6 @@ fn tiny(out: &Path) -> Vec<String> {
     .iter()
     .map(|s| (*s).to_string())
     .collect()
-}
-
-fn run(args: &[String]) -> (bool, String, String) {
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    stonelab(&refs, "")
 }
 
 #[test]

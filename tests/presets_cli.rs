@@ -3,15 +3,7 @@
 //! are refused with a clear message where they do not fit.
 
 mod common;
-use common::stonelab;
-
-use std::path::{Path, PathBuf};
-
-fn run_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use common::{run_dir, stonelab};
 
 #[test]
 fn the_design_building_blocks_are_flags_of_a_normal_run() {

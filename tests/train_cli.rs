@@ -3,17 +3,11 @@
 //! trained models used by spec, and clear errors.
 
 mod common;
-use common::stonelab;
+use common::{run, run_dir, stonelab};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn run_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
 
 /// A tiny DQN on 4x4 so the runs take seconds.
 fn tiny(algo: &str, out: &Path, episodes: &str) -> Vec<String> {
@@ -51,11 +45,6 @@ fn tiny(algo: &str, out: &Path, episodes: &str) -> Vec<String> {
     .iter()
     .map(|s| (*s).to_string())
     .collect()
-}
-
-fn run(args: &[String]) -> (bool, String, String) {
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    stonelab(&refs, "")
 }
 
 /// log.csv rows without the wall-clock column.

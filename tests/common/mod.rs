@@ -8,6 +8,19 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// A scratch folder `name` under the tests' temporary directory, removed if it exists.
+pub fn run_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+/// [`stonelab`] with owned arguments and no input.
+pub fn run(args: &[String]) -> (bool, String, String) {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    stonelab(&refs, "")
+}
+
 /// Runs `stonelab` with `args`, feeding `stdin`; returns (success, stdout, stderr).
 pub fn stonelab(args: &[&str], stdin: &str) -> (bool, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
