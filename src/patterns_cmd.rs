@@ -504,7 +504,7 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
     let config = &args.config;
     let started = Instant::now();
     let parts = label(out, config, args.quiet)?;
-    let samples = parts.concat();
+    let mut samples = parts.concat();
     let counts = |samples: &[Sample], self_play: usize| SampleCounts {
         train: samples.iter().filter(|s| !s.test).count(),
         test: samples.iter().filter(|s| s.test).count(),
@@ -524,7 +524,6 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
         );
     }
 
-    let mut samples = samples;
     let (mut weights, mut rows) = fit_all(out, "", &samples, config, args.quiet)?;
     let first = std::sync::Arc::new(PatternEval::new(&weights));
     if config.search_depth > 0 {
@@ -538,6 +537,8 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             );
         }
     }
+    // The parts live on in `samples`; the later phases need only that.
+    drop(parts);
     let mut self_play = 0;
     if config.self_play_games > 0 {
         let games = self_play_samples(out, &first, config, args.quiet)?;
