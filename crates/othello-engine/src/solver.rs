@@ -725,15 +725,12 @@ macro_rules! solver_kernels {
                 while todo != 0 {
                     let sq = todo.trailing_zeros();
                     todo &= todo - 1;
-                    if AROUND[sq as usize] & opponent == 0 {
+                    let rest = empty ^ 1u64 << sq;
+                    let Some(score) = try_square(player, opponent, sq, |p, o| {
+                        small::<N>(ctx, p, o, -beta, -alpha, rest, false)
+                    }) else {
                         continue;
-                    }
-                    let f = flips(sq, player, opponent);
-                    if f == 0 {
-                        continue;
-                    }
-                    let bit = 1u64 << sq;
-                    let score = -small::<N>(ctx, opponent ^ f, player | f | bit, -beta, -alpha, empty ^ bit, false);
+                    };
                     if score > best {
                         best = score;
                         if score > alpha {
