@@ -314,12 +314,6 @@ fn odd_quadrants(empty: u64, quads: &[u64; 4]) -> u64 {
     odd & empty
 }
 
-/// From this many empties [`Solver::solve`] starts its probes beside the evaluation's guess.
-const GUESS_MIN: u32 = 14;
-/// How deep the search behind that guess looks at most: even depths (odd ones guessed worse on
-/// FFO #20-#49), two plies more for each two empties above `GUESS_MIN` + 2.
-const GUESS_DEPTH: u32 = 8;
-
 /// The quadrant (0-3) of each square of an `n x n` board in the 8x8 layout.
 const fn quadrant_of(n: usize) -> [u8; 64] {
     let q = quadrants(n);
@@ -358,6 +352,11 @@ fn parity3<const N: usize>(empty: u64) -> [u32; 3] {
     }
 }
 
+/// From this many empties [`Solver::solve`] starts its probes beside the evaluation's guess.
+const GUESS_MIN: u32 = 14;
+/// How deep the search behind that guess looks at most: even depths (odd ones guessed worse on
+/// FFO #20-#49), two plies more for each two empties above `GUESS_MIN` + 2.
+const GUESS_DEPTH: u32 = 8;
 /// The guess's depth at most in [`Solver::solve_limited`], whose limit does not bind the guess's
 /// search (measured: 4 plies took 0.12 ms at 18 empties; 8 plies took a quarter of a second on
 /// FFO #46, 24 empties).
@@ -1318,7 +1317,7 @@ impl<const N: usize> Solver<N> {
     /// proven before that stays in the table, so a later solve of this position or one after it
     /// starts from them; nothing from the abandoned search is stored.
     pub fn solve_limited(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> Option<Solution> {
-        // The guess's search is not bound by the limit: kept to a few milliseconds.
+        // The guess's search is not bound by the limit: kept shallow.
         let guess = self.guess(pos, LIMITED_GUESS_DEPTH);
         let (solution, aborted) = self.bisect(pos, limit, guess);
         (!aborted).then_some(solution)
