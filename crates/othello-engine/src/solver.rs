@@ -379,15 +379,22 @@ const EVAL_ORDER_MIN: u32 = 16;
 const EVAL_MOBILITY_WEIGHT: i32 = 64;
 
 /// How deep the evaluation search behind the ordering looks at a node with `empties` empties
-/// (chosen by node counts on FFO #40-#49).
+/// (chosen by time on FFO #40-#49: deeper searches there cut the nodes by a tenth, but cost
+/// more than they save below 20 empties).
 fn eval_order_depth(empties: u32) -> u32 {
     match empties {
         0..=16 => 0,
         17..=18 => 1,
-        19..=20 => 2,
-        _ => 3,
+        19 => 2,
+        20 => 3,
+        21..=23 => 4,
+        _ => 5,
     }
 }
+
+/// From this depth [`eval_search`] tries first the moves that leave the opponent the fewest
+/// replies: the same value (the window is never narrowed from outside), fewer leaves.
+const EVAL_SORT_MIN: u32 = 2;
 
 /// A shallow alpha-beta over the learned evaluation (1/scale discs, side to move), with the
 /// features carried incrementally: how the solver orders moves far from the end.
@@ -413,10 +420,7 @@ fn eval_search(
         return -eval_search(eval, &passed, opponent, player, depth - 1, -beta, -alpha);
     }
     let mut best = i32::MIN + 1;
-    while moves != 0 {
-        let sq = moves.trailing_zeros();
-        moves &= moves - 1;
-        let f = flips(sq, player, opponent);
+    let visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
         let child = features.after(sq, f);
         let score = -eval_search(
             eval,
@@ -425,16 +429,43 @@ fn eval_search(
             player | f | 1 << sq,
             depth - 1,
             -beta,
-            -alpha,
+            -*alpha,
         );
-        if score > best {
-            best = score;
-            if score > alpha {
-                alpha = score;
-                if alpha >= beta {
-                    break;
-                }
+        if score > *best {
+            *best = score;
+            *alpha = (*alpha).max(score);
+        }
+        *alpha >= beta
+    };
+    if depth < EVAL_SORT_MIN {
+        // Next to the leaves: ascending squares.
+        while moves != 0 {
+            let sq = moves.trailing_zeros();
+            moves &= moves - 1;
+            if visit(sq, flips(sq, player, opponent), &mut best, &mut alpha) {
+                break;
             }
+        }
+        return best;
+    }
+    // Deeper: the opponent's replies fewest first (the list covers every square).
+    let mut list = [(0u32, 0u32, 0u64); 64];
+    let mut count = 0;
+    while moves != 0 {
+        let sq = moves.trailing_zeros();
+        moves &= moves - 1;
+        let f = flips(sq, player, opponent);
+        list[count] = (
+            legal_moves(opponent ^ f, player | f | 1 << sq).count_ones(),
+            sq,
+            f,
+        );
+        count += 1;
+    }
+    list[..count].sort_unstable_by_key(|m| m.0);
+    for &(_, sq, f) in &list[..count] {
+        if visit(sq, f, &mut best, &mut alpha) {
+            break;
         }
     }
     best
@@ -915,6 +946,55 @@ macro_rules! solver_kernels {
             (score, sq)
         }
 
+        /// The ordering keys of `moves` (square and flips of the node `player`/`opponent`;
+        /// smaller first): the opponent's replies (corners twice) and potential mobility, or
+        /// a shallow search's score far from the end (of the learned evaluation where there
+        /// is one); corners and odd quadrants a little earlier.
+        $(#[$attr])*
+        fn order_moves<const N: usize>(
+            eval: Option<&PatternEval>,
+            player: u64,
+            opponent: u64,
+            empty: u64,
+            moves: &mut [(i32, u32, u64)],
+        ) {
+            let board = Othello::<N>::MASK;
+            let corner_mask = const { corners(N) };
+            let empties = empty.count_ones();
+            let odd = odd_quadrants(empty, &const { quadrants(N) });
+            let learned = eval.filter(|_| N == 8 && empties >= EVAL_ORDER_MIN);
+            let features = learned.map(|_| Features::from_scratch(player, opponent));
+            for m in moves.iter_mut() {
+                let (sq, f) = (m.1, m.2);
+                let bit = 1u64 << sq;
+                let (np, no) = (opponent ^ f, player | f | bit);
+                let replies = legal_moves(np, no) & board;
+                let weighted = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32;
+                let mut key = if let (Some(eval), Some(features)) = (learned, &features) {
+                    // The opponent's value after the move, searched a little (smaller first).
+                    let cf = features.after(sq, f);
+                    weighted * EVAL_MOBILITY_WEIGHT
+                        + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000)
+                } else {
+                    let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
+                    let key = weighted * 16 + potential * POTENTIAL_WEIGHT;
+                    if empties >= SHALLOW_MIN {
+                        let depth = if empties >= 22 { 3 } else if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
+                        key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000)
+                    } else {
+                        key
+                    }
+                };
+                if bit & corner_mask != 0 {
+                    key -= 12;
+                }
+                if bit & odd != 0 {
+                    key -= 4;
+                }
+                m.0 = key;
+            }
+        }
+
         /// Principal-variation search in `(alpha, beta)`, fail-soft.
         $(#[$attr])*
         pub(super) fn pvs<const N: usize>(
@@ -1017,23 +1097,17 @@ macro_rules! solver_kernels {
                 count = 1;
                 rest &= !(1u64 << sq);
             }
-            let corner_mask = const { corners(N) };
-            let odd = odd_quadrants(empty, &const { quadrants(N) });
-            let learned = ctx.eval.filter(|_| N == 8 && empties >= EVAL_ORDER_MIN);
-            // Computed when the first move needs them (an enhanced transposition cutoff
-            // before that settles the node without them).
-            let mut features: Option<Features> = None;
+            // First pass: every other move's flips, its child's bucket prefetched, and an
+            // enhanced transposition cutoff (a child already known to be bad enough for the
+            // opponent settles this node at once).
             while rest != 0 {
                 let sq = rest.trailing_zeros();
                 rest &= rest - 1;
                 let f = flips(sq, player, opponent);
-                let bit = 1u64 << sq;
-                let (np, no) = (opponent ^ f, player | f | bit);
+                let (np, no) = (opponent ^ f, player | f | 1 << sq);
                 if empties > TABLE_MIN {
                     prefetch(ctx.table, np, no);
                 }
-                // Enhanced transposition cutoff: a child already known to be bad enough for
-                // the opponent settles this node at once.
                 if empties >= ETC_MIN {
                     if let Some(child) = find(ctx.table, np, no) {
                         let bound = -i32::from(child.upper);
@@ -1042,41 +1116,33 @@ macro_rules! solver_kernels {
                         }
                     }
                 }
-                let replies = legal_moves(np, no) & board;
-                let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
-                let mut key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * 16
-                    + potential * POTENTIAL_WEIGHT;
-                if let Some(eval) = learned {
-                    // The opponent's value after the move, searched a little (smaller first).
-                    let cf = features
-                        .get_or_insert_with(|| Features::from_scratch(player, opponent))
-                        .after(sq, f);
-                    key = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32 * EVAL_MOBILITY_WEIGHT
-                        + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000);
-                } else if empties >= SHALLOW_MIN {
-                    let depth = if empties >= 22 { 3 } else if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
-                    key = key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000);
-                }
-                if bit & corner_mask != 0 {
-                    key -= 12;
-                }
-                if bit & odd != 0 {
-                    key -= 4;
-                }
                 if count < list.len() {
-                    list[count] = (key, sq, f);
+                    list[count] = (0, sq, f);
                     count += 1;
                 }
             }
+            // The table's move (first in the list) is searched before the others are ordered:
+            // when it cuts, their keys are never needed.
+            let keyed_from = usize::from(list[0].0 == i32::MIN && count > 0);
+            let mut keyed = keyed_from == 0;
             for i in 0..count {
-                // Selection sort: most nodes cut after the first few moves.
-                let mut min = i;
-                for j in i + 1..count {
-                    if list[j].0 < list[min].0 {
-                        min = j;
-                    }
+                if !keyed && i == keyed_from {
+                    order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[keyed_from..count]);
+                    keyed = true;
                 }
-                list.swap(i, min);
+                if keyed {
+                    if i == 0 {
+                        order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[..count]);
+                    }
+                    // Selection sort: most nodes cut after the first few moves.
+                    let mut min = i;
+                    for j in i + 1..count {
+                        if list[j].0 < list[min].0 {
+                            min = j;
+                        }
+                    }
+                    list.swap(i, min);
+                }
                 if i == 1 && ctx.parallel && empties >= SPLIT_MIN && beta - alpha == 1 && count > 2 {
                     // The first move did not cut: the rest in parallel.
                     let rest = &mut list[1..count];
