@@ -370,9 +370,10 @@ const LIMITED_GUESS_DEPTH: u32 = 4;
 /// From this many empties [`Solver::solve`]'s guess comes from the midgame search instead: a
 /// selective search with its own table, [`MIDGAME_GUESS_DEPTH`] plies deep (0.03-0.4 s on FFO
 /// #50-#59; its guesses there were 1.4 discs off on average, the 8-ply evaluation search's 2.9).
-/// Measured: #50-#59 22.5 G to 20.2 G nodes (#54 6.6 G to 4.1 G; #57 0.90 G to 1.12 G); #47-#48
-/// 154 M to 192 M.
-const MIDGAME_GUESS_MIN: u32 = 25;
+/// Measured: #50-#59 (26-34 empties) 22.5 G to 20.2 G nodes (#54 6.6 G to 4.1 G; #57 0.90 G to
+/// 1.12 G). At 25 empties the two FFO positions split (#47 15.6 M to 13.6 M, #48 138 M to 178 M)
+/// while the search costs more beside their shorter solves, so it starts at 26.
+const MIDGAME_GUESS_MIN: u32 = 26;
 /// How deep that search looks.
 const MIDGAME_GUESS_DEPTH: u32 = 14;
 /// Its Multi-ProbCut cut at this many standard deviations.
