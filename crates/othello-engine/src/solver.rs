@@ -1121,6 +1121,9 @@ macro_rules! solver_kernels {
                 count = 1;
                 rest &= !(1u64 << sq);
             }
+            // The table's move (first in the list) is searched before the others are ordered:
+            // when it cuts, their keys are never needed.
+            let ordered_from = count;
             // First pass: every other move's flips, its child's bucket prefetched, and an
             // enhanced transposition cutoff (a child already known to be bad enough for the
             // opponent settles this node at once).
@@ -1145,19 +1148,11 @@ macro_rules! solver_kernels {
                     count += 1;
                 }
             }
-            // The table's move (first in the list) is searched before the others are ordered:
-            // when it cuts, their keys are never needed.
-            let keyed_from = usize::from(list[0].0 == i32::MIN && count > 0);
-            let mut keyed = keyed_from == 0;
             for i in 0..count {
-                if !keyed && i == keyed_from {
-                    order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[keyed_from..count]);
-                    keyed = true;
+                if i == ordered_from {
+                    order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[ordered_from..count]);
                 }
-                if keyed {
-                    if i == 0 {
-                        order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[..count]);
-                    }
+                if i >= ordered_from {
                     // Selection sort: most nodes cut after the first few moves.
                     let mut min = i;
                     for j in i + 1..count {
