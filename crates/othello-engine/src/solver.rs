@@ -1368,21 +1368,23 @@ impl<const N: usize> Solver<N> {
     /// even-sized boards are always even, so probes sit on odd values.
     pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
         // Without limits the search never gives up.
-        let guess = self.guess(pos, GUESS_DEPTH);
+        let guess = self.guess(pos, false);
         self.bisect(pos, &SolveLimit::default(), guess, ASPIRATION)
             .0
     }
 
     /// The learned evaluation's estimate of `pos`'s score after a shallow search, rounded to an
     /// even disc margin, where the solver has an evaluation (8x8) and the position is far
-    /// enough from the end for the probes it saves to matter.
-    fn guess(&self, pos: &Othello<N>, max_depth: u32) -> Option<i32> {
+    /// enough from the end for the probes it saves to matter: a 2-8 ply evaluation search, or
+    /// from [`MIDGAME_GUESS_MIN`] empties the midgame search; `limited` (a search under a
+    /// [`SolveLimit`], which does not bind the guess) keeps to [`LIMITED_GUESS_DEPTH`] plies.
+    fn guess(&self, pos: &Othello<N>, limited: bool) -> Option<i32> {
         let eval = self.eval.as_deref().filter(|_| N == 8)?;
         let empties = pos.empty().count_ones();
         if empties < GUESS_MIN {
             return None;
         }
-        if empties >= MIDGAME_GUESS_MIN && max_depth == GUESS_DEPTH {
+        if empties >= MIDGAME_GUESS_MIN && !limited {
             let pos8 =
                 othello::Othello8::from_bitboards(pos.player(), pos.opponent(), game::Color::Black)
                     .ok()?;
@@ -1392,6 +1394,11 @@ impl<const N: usize> Solver<N> {
             let score = search.search(&pos8, MIDGAME_GUESS_DEPTH, None, None).score;
             return Some(even_discs(score, eval.scale(), N));
         }
+        let max_depth = if limited {
+            LIMITED_GUESS_DEPTH
+        } else {
+            GUESS_DEPTH
+        };
         let depth = ((empties - GUESS_MIN) & !1).clamp(2, max_depth);
         let (player, opponent) = (pos.player(), pos.opponent());
         let features = Features::from_scratch(player, opponent);
@@ -1413,7 +1420,7 @@ impl<const N: usize> Solver<N> {
     /// starts from them; nothing from the abandoned search is stored.
     pub fn solve_limited(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> Option<Solution> {
         // The guess's search is not bound by the limit: kept shallow.
-        let guess = self.guess(pos, LIMITED_GUESS_DEPTH);
+        let guess = self.guess(pos, true);
         let (solution, aborted) = self.bisect(pos, limit, guess, ASPIRATION);
         (!aborted).then_some(solution)
     }
@@ -1481,12 +1488,13 @@ impl<const N: usize> Solver<N> {
                 break;
             }
             if wide {
-                // Next: the first odd value past the window's proven side, then on as below.
-                x = if probe.score >= beta { beta } else { alpha - 2 };
-                x = x.clamp(low + 1, high - 1);
-                if x.rem_euclid(2) == 0 {
-                    x -= 1;
-                }
+                // Next: just past the bound the window proved (bounds are even, so odd), then
+                // on as below.
+                x = if probe.score >= beta {
+                    low + 1
+                } else {
+                    high - 1
+                };
                 continue;
             }
             if beside_guess && (low == -squares || high == squares) {
