@@ -46,7 +46,8 @@ pub struct Solution {
     pub best: Option<Move>,
     /// The expected line from the table, starting with `best`.
     pub pv: Vec<Move>,
-    /// Positions visited.
+    /// Positions visited: the search tree's, and those its move ordering and its first guess
+    /// looked at (every position made, as Edax counts them).
     pub nodes: u64,
     /// Wall-clock time.
     pub elapsed: Duration,
@@ -378,6 +379,10 @@ const MIDGAME_GUESS_MIN: u32 = 26;
 const MIDGAME_GUESS_DEPTH: u32 = 14;
 /// Its Multi-ProbCut cut at this many standard deviations.
 const MIDGAME_GUESS_PROBCUT: f64 = 1.5;
+/// At most this many nodes (about 0.3 s; the deepest iteration finished stands): on FFO
+/// #40-#59 the 14-ply search takes 0.04-1.7 M nodes, so none of them is cut, but 7.8 M (1.3 s)
+/// on #39 (26 empties, a wipeout), more than the rest of that solve.
+const MIDGAME_GUESS_NODES: u64 = 2_000_000;
 
 /// `score` (in 1/`scale` disc) rounded to the nearest even disc margin of an `n x n` board.
 fn even_discs(score: i32, scale: i32, n: usize) -> i32 {
@@ -421,7 +426,9 @@ fn eval_order_depth(empties: u32) -> u32 {
 const EVAL_SORT_MIN: u32 = 2;
 
 /// A shallow alpha-beta over the learned evaluation (1/scale discs, side to move), with the
-/// features carried incrementally: how the solver orders moves far from the end.
+/// features carried incrementally: how the solver orders moves far from the end. Each
+/// position it makes below the one it is given (a pass included) adds one to `nodes`.
+#[allow(clippy::too_many_arguments)]
 fn eval_search(
     eval: &PatternEval,
     features: &Features,
@@ -430,6 +437,7 @@ fn eval_search(
     depth: u32,
     mut alpha: i32,
     beta: i32,
+    nodes: &mut u64,
 ) -> i32 {
     if depth == 0 {
         return eval.evaluate(features, player, opponent);
@@ -441,11 +449,22 @@ fn eval_search(
         }
         let mut passed = *features;
         passed.pass();
-        return -eval_search(eval, &passed, opponent, player, depth - 1, -beta, -alpha);
+        *nodes += 1;
+        return -eval_search(
+            eval,
+            &passed,
+            opponent,
+            player,
+            depth - 1,
+            -beta,
+            -alpha,
+            nodes,
+        );
     }
     let mut best = i32::MIN + 1;
-    let visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
+    let mut visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
         let child = features.after(sq, f);
+        *nodes += 1;
         let score = -eval_search(
             eval,
             &child,
@@ -454,6 +473,7 @@ fn eval_search(
             depth - 1,
             -beta,
             -*alpha,
+            nodes,
         );
         if score > *best {
             *best = score;
@@ -825,9 +845,10 @@ macro_rules! solver_kernels {
             16 * mobility + 64 * corners_held - 32 * x_held
         }
 
-        /// A shallow alpha-beta over [`order_eval`] for ordering moves deep in the endgame.
+        /// A shallow alpha-beta over [`order_eval`] for ordering moves deep in the endgame;
+        /// each position it makes below the one it is given adds one to `nodes`.
         $(#[$attr])*
-        fn shallow<const N: usize>(player: u64, opponent: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        fn shallow<const N: usize>(player: u64, opponent: u64, depth: u32, mut alpha: i32, beta: i32, nodes: &mut u64) -> i32 {
             let board = Othello::<N>::MASK;
             if depth == 0 {
                 return order_eval::<N>(player, opponent);
@@ -837,14 +858,16 @@ macro_rules! solver_kernels {
                 if legal_moves(opponent, player) & board == 0 {
                     return 1000 * final_score(player, opponent, (N * N) as i32);
                 }
-                return -shallow::<N>(opponent, player, depth - 1, -beta, -alpha);
+                *nodes += 1;
+                return -shallow::<N>(opponent, player, depth - 1, -beta, -alpha, nodes);
             }
             let mut best = i32::MIN + 1;
             while moves != 0 {
                 let sq = moves.trailing_zeros();
                 moves &= moves - 1;
                 let f = flips(sq, player, opponent);
-                let score = -shallow::<N>(opponent ^ f, player | f | 1 << sq, depth - 1, -beta, -alpha);
+                *nodes += 1;
+                let score = -shallow::<N>(opponent ^ f, player | f | 1 << sq, depth - 1, -beta, -alpha, nodes);
                 if score > best {
                     best = score;
                     if score > alpha {
@@ -981,6 +1004,7 @@ macro_rules! solver_kernels {
             opponent: u64,
             empty: u64,
             moves: &mut [(i32, u32, u64)],
+            nodes: &mut u64,
         ) {
             let board = Othello::<N>::MASK;
             let corner_mask = const { corners(N) };
@@ -992,19 +1016,21 @@ macro_rules! solver_kernels {
                 let (sq, f) = (m.1, m.2);
                 let bit = 1u64 << sq;
                 let (np, no) = (opponent ^ f, player | f | bit);
+                // The child is a position looked at (Edax counts it too).
+                *nodes += 1;
                 let replies = legal_moves(np, no) & board;
                 let weighted = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32;
                 let mut key = if let (Some(eval), Some(features)) = (learned, &features) {
                     // The opponent's value after the move, searched a little (smaller first).
                     let cf = features.after(sq, f);
                     weighted * EVAL_MOBILITY_WEIGHT
-                        + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000)
+                        + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000, nodes)
                 } else {
                     let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
                     let key = weighted * 16 + potential * POTENTIAL_WEIGHT;
                     if empties >= SHALLOW_MIN {
                         let depth = if empties >= 22 { 3 } else if empties >= SHALLOW_MIN + 4 { 2 } else { 1 };
-                        key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000)
+                        key * SHALLOW_MIX + shallow::<N>(np, no, depth, -30_000, 30_000, nodes)
                     } else {
                         key
                     }
@@ -1150,7 +1176,7 @@ macro_rules! solver_kernels {
             }
             for i in 0..count {
                 if i == ordered_from {
-                    order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[ordered_from..count]);
+                    order_moves::<N>(ctx.eval, player, opponent, empty, &mut list[ordered_from..count], &mut ctx.nodes);
                 }
                 if i >= ordered_from {
                     // Selection sort: most nodes cut after the first few moves.
@@ -1251,7 +1277,8 @@ macro_rules! solver_kernels {
                 let f = flips(sq, player, opponent);
                 let (np, no) = (opponent ^ f, player | f | 1 << sq);
                 let replies = legal_moves(np, no) & board;
-                let key = 16 * replies.count_ones() as i32 + shallow::<N>(np, no, depth, -30_000, 30_000);
+                ctx.nodes += 1;
+                let key = 16 * replies.count_ones() as i32 + shallow::<N>(np, no, depth, -30_000, 30_000, &mut ctx.nodes);
                 keyed.push((key, sq));
             }
             keyed.sort_unstable();
@@ -1367,10 +1394,16 @@ impl<const N: usize> Solver<N> {
     /// keeps every proven bound between probes, so later probes are cheap. Scores on these
     /// even-sized boards are always even, so probes sit on odd values.
     pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
+        let start = Instant::now();
         // Without limits the search never gives up.
-        let guess = self.guess(pos, false);
-        self.bisect(pos, &SolveLimit::default(), guess, ASPIRATION)
-            .0
+        let (guess, guess_nodes) = self.guess(pos, false);
+        let mut solution = self
+            .bisect(pos, &SolveLimit::default(), guess, ASPIRATION)
+            .0;
+        solution.nodes += guess_nodes;
+        self.nodes += guess_nodes;
+        solution.elapsed = start.elapsed();
+        solution
     }
 
     /// The learned evaluation's estimate of `pos`'s score after a shallow search, rounded to an
@@ -1378,21 +1411,31 @@ impl<const N: usize> Solver<N> {
     /// enough from the end for the probes it saves to matter: a 2-8 ply evaluation search, or
     /// from [`MIDGAME_GUESS_MIN`] empties the midgame search; `limited` (a search under a
     /// [`SolveLimit`], which does not bind the guess) keeps to [`LIMITED_GUESS_DEPTH`] plies.
-    fn guess(&self, pos: &Othello<N>, limited: bool) -> Option<i32> {
-        let eval = self.eval.as_deref().filter(|_| N == 8)?;
+    /// Beside it, the positions its search visited.
+    fn guess(&self, pos: &Othello<N>, limited: bool) -> (Option<i32>, u64) {
+        let Some(eval) = self.eval.as_deref().filter(|_| N == 8) else {
+            return (None, 0);
+        };
         let empties = pos.empty().count_ones();
         if empties < GUESS_MIN {
-            return None;
+            return (None, 0);
         }
         if empties >= MIDGAME_GUESS_MIN && !limited {
-            let pos8 =
-                othello::Othello8::from_bitboards(pos.player(), pos.opponent(), game::Color::Black)
-                    .ok()?;
-            let mut search = crate::midgame::Midgame::new(self.eval.clone()?, 16).with_probcut(
-                Some((crate::midgame::bundled_probcut(), MIDGAME_GUESS_PROBCUT)),
+            let (Some(shared), Ok(pos8)) = (
+                self.eval.clone(),
+                othello::Othello8::from_bitboards(pos.player(), pos.opponent(), game::Color::Black),
+            ) else {
+                return (None, 0);
+            };
+            let mut search = crate::midgame::Midgame::new(shared, 16).with_probcut(Some((
+                crate::midgame::bundled_probcut(),
+                MIDGAME_GUESS_PROBCUT,
+            )));
+            let result = search.search(&pos8, MIDGAME_GUESS_DEPTH, None, Some(MIDGAME_GUESS_NODES));
+            return (
+                Some(even_discs(result.score, eval.scale(), N)),
+                result.nodes,
             );
-            let score = search.search(&pos8, MIDGAME_GUESS_DEPTH, None, None).score;
-            return Some(even_discs(score, eval.scale(), N));
         }
         let max_depth = if limited {
             LIMITED_GUESS_DEPTH
@@ -1402,10 +1445,11 @@ impl<const N: usize> Solver<N> {
         let depth = ((empties - GUESS_MIN) & !1).clamp(2, max_depth);
         let (player, opponent) = (pos.player(), pos.opponent());
         let features = Features::from_scratch(player, opponent);
+        let mut nodes = 1;
         let score = eval_search(
-            eval, &features, player, opponent, depth, -1_000_000, 1_000_000,
+            eval, &features, player, opponent, depth, -1_000_000, 1_000_000, &mut nodes,
         );
-        Some(even_discs(score, eval.scale(), N))
+        (Some(even_discs(score, eval.scale(), N)), nodes)
     }
 
     /// [`solve`](Self::solve) starting from the caller's guess of the score instead of its own:
@@ -1419,9 +1463,13 @@ impl<const N: usize> Solver<N> {
     /// proven before that stays in the table, so a later solve of this position or one after it
     /// starts from them; nothing from the abandoned search is stored.
     pub fn solve_limited(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> Option<Solution> {
+        let start = Instant::now();
         // The guess's search is not bound by the limit: kept shallow.
-        let guess = self.guess(pos, true);
-        let (solution, aborted) = self.bisect(pos, limit, guess, ASPIRATION);
+        let (guess, guess_nodes) = self.guess(pos, true);
+        let (mut solution, aborted) = self.bisect(pos, limit, guess, ASPIRATION);
+        solution.nodes += guess_nodes;
+        self.nodes += guess_nodes;
+        solution.elapsed = start.elapsed();
         (!aborted).then_some(solution)
     }
 
