@@ -1431,7 +1431,15 @@ impl<const N: usize> Solver<N> {
                 crate::midgame::bundled_probcut(),
                 MIDGAME_GUESS_PROBCUT,
             )));
-            let result = search.search(&pos8, MIDGAME_GUESS_DEPTH, None, Some(MIDGAME_GUESS_NODES));
+            // A parallel solver's guess runs on as many threads (one thread: exactly `search`).
+            let threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
+            let result = search.search_threads(
+                &pos8,
+                MIDGAME_GUESS_DEPTH,
+                None,
+                Some(MIDGAME_GUESS_NODES),
+                threads,
+            );
             return (
                 Some(even_discs(result.score, eval.scale(), N)),
                 result.nodes,

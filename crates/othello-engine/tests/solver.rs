@@ -310,3 +310,26 @@ fn parallel_solves_are_exact() {
         }
     }
 }
+
+/// From 26 empties the first guess is a midgame search, which a parallel solver runs on its
+/// own threads: FFO #39 (26 empties) on 1 and 2 threads gives the listed score and a listed
+/// best move.
+#[test]
+fn solves_guessing_with_the_midgame_search_are_exact_on_any_threads() {
+    let eval = othello_engine::pattern::bundled();
+    let case = &ffo()[38];
+    assert_eq!(case.pos.empty().count_ones(), 26);
+    let best = case.scores.iter().map(|s| s.1).max().unwrap();
+    for threads in [1, 2] {
+        let mut solver = Solver::<8>::new(18)
+            .with_evaluation(eval.clone())
+            .with_threads(threads);
+        let s = solver.solve(&case.pos);
+        assert_eq!(s.score, best, "{threads} threads");
+        let mv = s.best.unwrap();
+        assert!(
+            case.scores.iter().any(|&(m, v)| m == mv && v == best),
+            "{threads} threads: {mv} is not a best move"
+        );
+    }
+}
