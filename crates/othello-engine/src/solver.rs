@@ -1394,16 +1394,25 @@ impl<const N: usize> Solver<N> {
     /// keeps every proven bound between probes, so later probes are cheap. Scores on these
     /// even-sized boards are always even, so probes sit on odd values.
     pub fn solve(&mut self, pos: &Othello<N>) -> Solution {
-        let start = Instant::now();
         // Without limits the search never gives up.
-        let (guess, guess_nodes) = self.guess(pos, false);
-        let mut solution = self
-            .bisect(pos, &SolveLimit::default(), guess, ASPIRATION)
-            .0;
+        self.guess_and_bisect(pos, &SolveLimit::default(), false).0
+    }
+
+    /// [`guess`](Self::guess), then [`bisect`](Self::bisect) beside it: the solution's nodes
+    /// and time include the guess's.
+    fn guess_and_bisect(
+        &mut self,
+        pos: &Othello<N>,
+        limit: &SolveLimit,
+        limited: bool,
+    ) -> (Solution, bool) {
+        let start = Instant::now();
+        let (guess, guess_nodes) = self.guess(pos, limited);
+        let (mut solution, aborted) = self.bisect(pos, limit, guess, ASPIRATION);
         solution.nodes += guess_nodes;
         self.nodes += guess_nodes;
         solution.elapsed = start.elapsed();
-        solution
+        (solution, aborted)
     }
 
     /// The learned evaluation's estimate of `pos`'s score after a shallow search, rounded to an
@@ -1471,13 +1480,8 @@ impl<const N: usize> Solver<N> {
     /// proven before that stays in the table, so a later solve of this position or one after it
     /// starts from them; nothing from the abandoned search is stored.
     pub fn solve_limited(&mut self, pos: &Othello<N>, limit: &SolveLimit) -> Option<Solution> {
-        let start = Instant::now();
         // The guess's search is not bound by the limit: kept shallow.
-        let (guess, guess_nodes) = self.guess(pos, true);
-        let (mut solution, aborted) = self.bisect(pos, limit, guess, ASPIRATION);
-        solution.nodes += guess_nodes;
-        self.nodes += guess_nodes;
-        solution.elapsed = start.elapsed();
+        let (solution, aborted) = self.guess_and_bisect(pos, limit, true);
         (!aborted).then_some(solution)
     }
 
