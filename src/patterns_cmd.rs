@@ -6,12 +6,14 @@
 //! The phases: (1) label the records (exact solves up to `exact_empties`, the game's
 //! perfect-play result above); (2) a first fit; (3) relabel the record positions above
 //! `exact_empties` by a `search_depth`-ply search with the first fit (and the bundled
-//! Multi-ProbCut table at `search_probcut`); (4) self-play games with
-//! the first fit, solved exactly from `self_play_exact` empties; (5) the final fit on (3) + (4).
+//! Multi-ProbCut table at `search_probcut`); (3b) with `deviations` > 0, positions after a
+//! random move from a fraction of the record positions, labelled by the same search; (4)
+//! self-play games with the first fit, solved exactly from `self_play_exact` empties; (5) the
+//! final fit on (3) + (3b) + (4).
 //!
 //! The run folder: `config.json`; `samples/part-NNNN.bin` (labelled positions, one file per
 //! 4,096 games, each written whole), `samples/search-NNNN.bin` (the same positions relabelled),
-//! `samples/self-play-NNNN.bin`; `fit.bin` and `log.csv` (the first fit's stages so far, one
+//! `samples/deviation-NNNN.bin` (their deviations), `samples/self-play-NNNN.bin`; `fit.bin` and `log.csv` (the first fit's stages so far, one
 //! row per stage), `final-fit.bin` and `final-log.csv` (the final fit's); at the end
 //! `patterns.bin`, `patterns.json` (the card) and `plots/mae.png`.
 
@@ -75,6 +77,10 @@ pub struct PatternConfig {
     /// deviations (0: full width).
     #[serde(default)]
     pub search_probcut: f64,
+    /// This fraction of the record positions above `exact_empties + 1` empties also gives the
+    /// position after a random legal move, labelled by the same search (0: none).
+    #[serde(default)]
+    pub deviations: f64,
 }
 
 /// What `stonelab train patterns` needs from the command line.
@@ -441,6 +447,51 @@ fn search_samples(
     Ok(all)
 }
 
+/// The deviations (see [`othello_engine::train::deviations`]) of every record part, labelled
+/// by a `search_depth`-ply search with `eval`, part by part (finished parts are kept).
+fn deviation_samples(
+    out: &Path,
+    eval: &std::sync::Arc<PatternEval>,
+    records: &[Vec<Sample>],
+    config: &PatternConfig,
+    quiet: bool,
+) -> Result<Vec<Sample>> {
+    let dir = out.join("samples");
+    let parts = records.len();
+    let progress = bar(quiet, parts as u64, "parts of deviations labelled");
+    let mut all = Vec::new();
+    for (p, part) in records.iter().enumerate() {
+        let path = dir.join(format!("deviation-{p:04}.bin"));
+        if !path.exists() {
+            let children = othello_engine::train::deviations(
+                part,
+                config.deviations,
+                config.exact_empties,
+                config.seed,
+                p as u64,
+            );
+            let labelled = othello_engine::train::search_labels(
+                eval,
+                &children,
+                config.exact_empties,
+                config.search_depth.max(1),
+                (config.search_probcut > 0.0).then(|| {
+                    (
+                        othello_engine::midgame::bundled_probcut(),
+                        config.search_probcut,
+                    )
+                }),
+                &|| {},
+            );
+            write_part(&path, &labelled)?;
+        }
+        all.extend(read_part(&path)?);
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(all)
+}
+
 /// The card written beside the weights.
 #[derive(Serialize)]
 struct Card<'a> {
@@ -537,6 +588,17 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             );
         }
     }
+    if config.deviations > 0.0 {
+        let children = deviation_samples(out, &first, &parts, config, args.quiet)?;
+        if !args.quiet {
+            eprintln!(
+                "{} deviations from the records labelled ({:.0} s)",
+                children.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        samples.extend(children);
+    }
     // The parts live on in `samples`; the later phases need only that.
     drop(parts);
     let mut self_play = 0;
@@ -553,7 +615,7 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
         self_play = games.len();
         samples.extend(games);
     }
-    if config.search_depth > 0 || config.self_play_games > 0 {
+    if config.search_depth > 0 || config.self_play_games > 0 || config.deviations > 0.0 {
         count = counts(&samples, self_play);
         (weights, rows) = fit_all(out, "final-", &samples, config, args.quiet)?;
     }
@@ -658,6 +720,7 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         search_depth: 0,
         self_play_exact: 0,
         search_probcut: 0.0,
+        deviations: 0.0,
     })?;
     let eval = match args.weights {
         Some(path) => {

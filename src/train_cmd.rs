@@ -321,6 +321,11 @@ pub struct TrainArgs {
     /// fit; 0 fits the records only.
     #[arg(long, default_value_t = 2000)]
     pub self_play_games: usize,
+    /// patterns: this fraction of the record positions also gives the position after a random
+    /// legal move, labelled by the --search-depth search (positions a search meets that the
+    /// records rarely show); 0 for none.
+    #[arg(long, default_value_t = 0.0)]
+    pub deviations: f64,
 }
 
 /// Whose moves a competitive learner stores.
@@ -417,6 +422,9 @@ fn patterns(args: &TrainArgs) -> Result<()> {
             args.search_probcut
         );
     }
+    if !(0.0..=1.0).contains(&args.deviations) {
+        bail!("--deviations {}: a fraction from 0 to 1", args.deviations);
+    }
     crate::patterns_cmd::train(&crate::patterns_cmd::PatternArgs {
         out: &args.out,
         config: crate::patterns_cmd::PatternConfig {
@@ -435,6 +443,7 @@ fn patterns(args: &TrainArgs) -> Result<()> {
             search_depth: args.search_depth,
             self_play_exact: args.self_play_exact,
             search_probcut: args.search_probcut,
+            deviations: args.deviations,
         },
         resume: args.resume,
         force: args.force,

@@ -1,6 +1,6 @@
 //! `stonelab train patterns` through the binary: every phase on a few record games (labels,
-//! first fit, search relabelling, self-play, final fit), a resumed run that ends with the same
-//! weights as the uninterrupted one, and clear refusals.
+//! first fit, search relabelling, deviations, self-play, final fit), a resumed run that ends
+//! with the same weights as the uninterrupted one, and clear refusals.
 
 mod common;
 use common::{run, run_dir};
@@ -31,6 +31,8 @@ fn tiny(out: &Path) -> Vec<String> {
         "1",
         "--iterations",
         "10",
+        "--deviations",
+        "0.3",
         "--quiet",
     ]
     .iter()
@@ -53,6 +55,7 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
         "samples/part-0000.bin",
         "samples/search-0000.bin",
         "samples/self-play-0000.bin",
+        "samples/deviation-0000.bin",
     ] {
         assert!(a.join(file).is_file(), "{file} missing");
     }
@@ -67,6 +70,7 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
         );
     }
     assert_eq!(card["config"]["search_depth"], 2);
+    assert_eq!(card["config"]["deviations"], 0.3);
     assert_eq!(card["stages"], 31);
     // 31 stages fitted twice, one row each.
     for log in ["log.csv", "final-log.csv"] {
@@ -89,10 +93,13 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
         std::fs::read(b.join("patterns.bin")).expect("b"),
         "the resumed run's weights differ"
     );
-    assert_eq!(
-        std::fs::read(a.join("samples/search-0000.bin")).expect("a"),
-        std::fs::read(b.join("samples/search-0000.bin")).expect("b"),
-    );
+    for part in ["samples/search-0000.bin", "samples/deviation-0000.bin"] {
+        assert_eq!(
+            std::fs::read(a.join(part)).expect("a"),
+            std::fs::read(b.join(part)).expect("b"),
+            "{part}"
+        );
+    }
 
     // Other settings, an existing folder, bad values: refused with the reason.
     let mut other = tiny(&a);
@@ -121,4 +128,9 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
     pc.push("--search-probcut=-1".into());
     let (ok, _, err) = run(&pc);
     assert!(!ok && err.contains("--search-probcut"), "{err}");
+    let mut dev = tiny(&run_dir("patterns-e"));
+    let at = dev.iter().position(|s| s == "--deviations").expect("flag");
+    dev[at + 1] = "1.5".into();
+    let (ok, _, err) = run(&dev);
+    assert!(!ok && err.contains("--deviations"), "{err}");
 }

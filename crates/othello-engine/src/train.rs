@@ -213,6 +213,55 @@ pub fn search_labels(
     parts.concat()
 }
 
+/// Deviations from the records: for a seeded `fraction` of the record positions with more than
+/// `exact_empties + 1` empties, the position after a uniformly drawn legal move (mostly not
+/// the move played, often a poor one), from its mover's view, unlabelled (score 0) and held out
+/// with its game. A search sees such positions at every node; the records alone rarely show
+/// them. Position `k` of part `part` draws from `(seed, part, k)`, so the choice does not depend
+/// on the number of threads. Children whose mover must pass are left out.
+#[must_use]
+pub fn deviations(
+    samples: &[Sample],
+    fraction: f64,
+    exact_empties: u32,
+    seed: u64,
+    part: u64,
+) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for (k, s) in samples.iter().enumerate() {
+        if s.empties() <= exact_empties + 1 {
+            continue;
+        }
+        let mut rng = SplitMix(
+            seed ^ part.wrapping_mul(0xa076_1d64_78bd_642f)
+                ^ (k as u64).wrapping_mul(0xe703_7ed1_a0b4_28db),
+        );
+        if !rng.chance(fraction) {
+            continue;
+        }
+        let Ok(pos) = Othello8::from_bitboards(s.player, s.opponent, Color::Black) else {
+            continue;
+        };
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            continue;
+        }
+        let child = pos.play_unchecked(moves[rng.below(moves.len())]);
+        if child.is_over() || child.moves() == 0 {
+            continue;
+        }
+        out.push(Sample {
+            player: child.player(),
+            opponent: child.opponent(),
+            score: 0,
+            exact: false,
+            search: false,
+            test: s.test,
+        });
+    }
+    out
+}
+
 /// Black's perfect-play margin of a WTHOR game: its theoretical disc count, empties to the
 /// winner (`2 t − 64`).
 #[must_use]

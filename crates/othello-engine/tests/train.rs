@@ -7,8 +7,8 @@ use othello::Othello8;
 use othello_engine::midgame::ProbCut;
 use othello_engine::pattern::{PatternEval, PatternWeights, SET};
 use othello_engine::train::{
-    fit_probcut, fit_stage, label_game, quantize, search_labels, FitConfig, ProbCutPair, Sample,
-    SAMPLE_LEN,
+    deviations, fit_probcut, fit_stage, label_game, quantize, search_labels, FitConfig,
+    ProbCutPair, Sample, SAMPLE_LEN,
 };
 use othello_engine::Solver;
 use rand::rngs::ChaCha8Rng;
@@ -163,6 +163,71 @@ fn search_labels_replace_only_the_game_results_and_ignore_the_thread_count() {
     assert!(
         one.iter().zip(&samples).any(|(a, b)| a.score != b.score),
         "no label moved"
+    );
+}
+
+#[test]
+fn deviations_are_legal_children_drawn_by_the_seed() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut solver = Solver::<8>::new(16);
+    let mut samples = Vec::new();
+    for g in 0..8 {
+        samples.extend(label_game(
+            &random_game(&mut rng),
+            4,
+            8,
+            g % 3 == 0,
+            &mut solver,
+        ));
+    }
+    // Every child any eligible position could give, with the parent's held-out flag.
+    let mut possible = std::collections::HashSet::new();
+    let mut eligible = 0;
+    for s in &samples {
+        if s.empties() <= 9 {
+            continue;
+        }
+        let pos = Othello8::from_bitboards(s.player, s.opponent, Color::Black).expect("a position");
+        let mut any = false;
+        for mv in pos.legal_moves() {
+            let child = pos.play_unchecked(mv);
+            if !child.is_over() && child.moves() != 0 {
+                possible.insert((child.player(), child.opponent(), s.test));
+                any = true;
+            }
+        }
+        eligible += usize::from(any);
+    }
+    let all = deviations(&samples, 1.0, 8, 3, 0);
+    let half = deviations(&samples, 0.5, 8, 3, 0);
+    assert!(deviations(&samples, 0.0, 8, 3, 0).is_empty());
+    assert!(
+        all.len() >= eligible * 9 / 10 && all.len() <= eligible,
+        "{} of {eligible}",
+        all.len()
+    );
+    assert!(
+        half.len() > all.len() / 4 && half.len() < all.len() * 3 / 4,
+        "{}",
+        half.len()
+    );
+    for d in all.iter().chain(&half) {
+        assert!(possible.contains(&(d.player, d.opponent, d.test)), "{d:?}");
+        assert!(
+            d.empties() > 8 && !d.exact && !d.search && d.score == 0,
+            "{d:?}"
+        );
+    }
+    assert_eq!(half, deviations(&samples, 0.5, 8, 3, 0), "not seeded");
+    assert_ne!(
+        half,
+        deviations(&samples, 0.5, 8, 4, 0),
+        "the seed is ignored"
+    );
+    assert_ne!(
+        half,
+        deviations(&samples, 0.5, 8, 3, 1),
+        "the part is ignored"
     );
 }
 
