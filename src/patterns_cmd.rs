@@ -474,7 +474,7 @@ fn deviation_samples(
                 eval,
                 &children,
                 config.exact_empties,
-                config.search_depth.max(1),
+                config.search_depth,
                 (config.search_probcut > 0.0).then(|| {
                     (
                         othello_engine::midgame::bundled_probcut(),
@@ -588,7 +588,7 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             );
         }
     }
-    if config.deviations > 0.0 {
+    if config.deviations > 0.0 && config.search_depth > 0 {
         let children = deviation_samples(out, &first, &parts, config, args.quiet)?;
         if !args.quiet {
             eprintln!(

@@ -425,6 +425,12 @@ fn patterns(args: &TrainArgs) -> Result<()> {
     if !(0.0..=1.0).contains(&args.deviations) {
         bail!("--deviations {}: a fraction from 0 to 1", args.deviations);
     }
+    if args.deviations > 0.0 && args.search_depth == 0 {
+        bail!(
+            "--deviations {} needs --search-depth 1 or more: the search labels those positions",
+            args.deviations
+        );
+    }
     crate::patterns_cmd::train(&crate::patterns_cmd::PatternArgs {
         out: &args.out,
         config: crate::patterns_cmd::PatternConfig {

@@ -133,4 +133,12 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
     dev[at + 1] = "1.5".into();
     let (ok, _, err) = run(&dev);
     assert!(!ok && err.contains("--deviations"), "{err}");
+    dev[at + 1] = "0.5".into();
+    let depth = dev
+        .iter()
+        .position(|s| s == "--search-depth")
+        .expect("flag");
+    dev[depth + 1] = "0".into();
+    let (ok, _, err) = run(&dev);
+    assert!(!ok && err.contains("--search-depth"), "{err}");
 }
