@@ -397,6 +397,29 @@ fn self_play_samples(
     Ok(all)
 }
 
+/// `samples` relabelled above `exact_empties` by the run's search: `search_depth` plies with
+/// `eval` and the bundled Multi-ProbCut table at `search_probcut` (0: full width).
+fn relabel(
+    eval: &std::sync::Arc<PatternEval>,
+    samples: &[Sample],
+    config: &PatternConfig,
+    done: &(dyn Fn() + Sync),
+) -> Vec<Sample> {
+    othello_engine::train::search_labels(
+        eval,
+        samples,
+        config.exact_empties,
+        config.search_depth,
+        (config.search_probcut > 0.0).then(|| {
+            (
+                othello_engine::midgame::bundled_probcut(),
+                config.search_probcut,
+            )
+        }),
+        done,
+    )
+}
+
 /// Relabels the record positions above `exact_empties` part by part (finished parts are kept)
 /// by a `search_depth`-ply search with `eval`, and returns every sample.
 fn search_samples(
@@ -415,22 +438,10 @@ fn search_samples(
         let path = dir.join(format!("search-{p:04}.bin"));
         if !path.exists() {
             let games = std::sync::atomic::AtomicU64::new(0);
-            let relabelled = othello_engine::train::search_labels(
-                eval,
-                part,
-                config.exact_empties,
-                config.search_depth,
-                (config.search_probcut > 0.0).then(|| {
-                    (
-                        othello_engine::midgame::bundled_probcut(),
-                        config.search_probcut,
-                    )
-                }),
-                &|| {
-                    let n = games.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    progress.set_message(format!("part {}/{parts}, {} games", p + 1, n + 1));
-                },
-            );
+            let relabelled = relabel(eval, part, config, &|| {
+                let n = games.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                progress.set_message(format!("part {}/{parts}, {} games", p + 1, n + 1));
+            });
             write_part(&path, &relabelled)?;
         }
         let relabelled = read_part(&path)?;
@@ -470,19 +481,7 @@ fn deviation_samples(
                 config.seed,
                 p as u64,
             );
-            let labelled = othello_engine::train::search_labels(
-                eval,
-                &children,
-                config.exact_empties,
-                config.search_depth,
-                (config.search_probcut > 0.0).then(|| {
-                    (
-                        othello_engine::midgame::bundled_probcut(),
-                        config.search_probcut,
-                    )
-                }),
-                &|| {},
-            );
+            let labelled = relabel(eval, &children, config, &|| {});
             write_part(&path, &labelled)?;
         }
         all.extend(read_part(&path)?);
