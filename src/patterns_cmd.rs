@@ -13,9 +13,10 @@
 //!
 //! The run folder: `config.json`; `samples/part-NNNN.bin` (labelled positions, one file per
 //! 4,096 games, each written whole), `samples/search-NNNN.bin` (the same positions relabelled),
-//! `samples/deviation-NNNN.bin` (their deviations), `samples/self-play-NNNN.bin`; `fit.bin` and `log.csv` (the first fit's stages so far, one
-//! row per stage), `final-fit.bin` and `final-log.csv` (the final fit's); at the end
-//! `patterns.bin`, `patterns.json` (the card) and `plots/mae.png`.
+//! `samples/deviation-NNNN.bin` (their deviations), `samples/self-play-NNNN.bin`; `fit.bin`
+//! and `log.csv` (the first fit's stages so far, one row per stage), `final-fit.bin` and
+//! `final-log.csv` (the final fit's); at the end `patterns.bin`, `patterns.json` (the card) and
+//! `plots/mae.png`.
 
 use std::fs;
 use std::io::Write;
@@ -614,7 +615,8 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
         self_play = games.len();
         samples.extend(games);
     }
-    if config.search_depth > 0 || config.self_play_games > 0 || config.deviations > 0.0 {
+    // Deviations come only with a relabelling search, so `search_depth > 0` covers them.
+    if config.search_depth > 0 || config.self_play_games > 0 {
         count = counts(&samples, self_play);
         (weights, rows) = fit_all(out, "final-", &samples, config, args.quiet)?;
     }
