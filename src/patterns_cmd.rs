@@ -399,7 +399,8 @@ fn self_play_samples(
 }
 
 /// `samples` relabelled above `exact_empties` by the run's search: `search_depth` plies with
-/// `eval` and the bundled Multi-ProbCut table at `search_probcut` (0: full width).
+/// `eval` and the pinned relabelling Multi-ProbCut table
+/// ([`othello_engine::midgame::relabel_probcut`]) at `search_probcut` (0: full width).
 fn relabel(
     eval: &std::sync::Arc<PatternEval>,
     samples: &[Sample],
@@ -413,7 +414,7 @@ fn relabel(
         config.search_depth,
         (config.search_probcut > 0.0).then(|| {
             (
-                othello_engine::midgame::bundled_probcut(),
+                othello_engine::midgame::relabel_probcut(),
                 config.search_probcut,
             )
         }),

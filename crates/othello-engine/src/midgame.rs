@@ -151,6 +151,21 @@ pub fn bundled_probcut() -> Arc<ProbCut> {
     TABLE.clone()
 }
 
+/// The Multi-ProbCut regressions that `stonelab train patterns` relabels the records with
+/// (`models/othello8-probcut-relabel.txt`): the table bundled before the current weights,
+/// pinned so that the documented training command reproduces the bundled weights whatever
+/// table is bundled for play.
+pub static RELABEL_PROBCUT: &str = include_str!("../../../models/othello8-probcut-relabel.txt");
+
+/// The relabelling regressions, parsed once (a test checks that they parse).
+#[must_use]
+pub fn relabel_probcut() -> Arc<ProbCut> {
+    static TABLE: std::sync::LazyLock<Arc<ProbCut>> = std::sync::LazyLock::new(|| {
+        Arc::new(ProbCut::from_text(RELABEL_PROBCUT).unwrap_or_default())
+    });
+    TABLE.clone()
+}
+
 /// More moves than any Othello position has (the most known is 33).
 const MAX_MOVES: usize = 40;
 

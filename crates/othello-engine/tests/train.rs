@@ -296,12 +296,20 @@ fn probcut_fits_a_given_line_and_its_text_round_trips() {
     assert!(ProbCut::from_text("6 3 0.9 30 -1 10").is_err());
 }
 
-/// The bundled Multi-ProbCut table reads and has a regression, fitted from at least 100 pairs,
-/// for every depth it covers at every stage from 10 to 59 empties (the opening included).
+/// The bundled Multi-ProbCut table (and the pinned one the training relabels with) reads and
+/// has a regression, fitted from at least 100 pairs, for every depth it covers at every stage
+/// from 10 to 59 empties (the opening included).
 #[test]
 fn the_bundled_probcut_table_covers_every_stage() {
-    let table = ProbCut::from_text(othello_engine::midgame::BUNDLED_PROBCUT)
-        .expect("the bundled table reads");
+    for text in [
+        othello_engine::midgame::BUNDLED_PROBCUT,
+        othello_engine::midgame::RELABEL_PROBCUT,
+    ] {
+        covers_every_stage(&ProbCut::from_text(text).expect("the table reads"));
+    }
+}
+
+fn covers_every_stage(table: &ProbCut) {
     for depth in 3..=10 {
         for empties in [10, 25, 38, 47, 50, 59] {
             let p = table
