@@ -1073,7 +1073,12 @@ macro_rules! solver_kernels {
                 return -pvs::<N>(ctx, opponent, player, -beta, -alpha, empties);
             }
             // Stability: the opponent keeps its stable discs, which caps our score.
-            if empties >= STABILITY_MIN && alpha >= 0 {
+            // The opponent's stable discs are some of its discs: when even all of them could
+            // not bring the cap down to `alpha`, only a wide window's `beta` can move.
+            if empties >= STABILITY_MIN
+                && alpha >= 0
+                && (beta - alpha > 1 || squares - 2 * opponent.count_ones() as i32 <= alpha)
+            {
                 let cap = squares - 2 * stable_discs(opponent, player, board).count_ones() as i32;
                 if cap <= alpha {
                     return cap;
@@ -1150,9 +1155,9 @@ macro_rules! solver_kernels {
             // The table's move (first in the list) is searched before the others are ordered:
             // when it cuts, their keys are never needed.
             let ordered_from = count;
-            // First pass: every other move's flips, its child's bucket prefetched, and an
+            // First pass: every other move's flips and its child's bucket prefetched; then an
             // enhanced transposition cutoff (a child already known to be bad enough for the
-            // opponent settles this node at once).
+            // opponent settles this node at once), its lookups overlapping in memory.
             while rest != 0 {
                 let sq = rest.trailing_zeros();
                 rest &= rest - 1;
@@ -1161,17 +1166,19 @@ macro_rules! solver_kernels {
                 if empties > TABLE_MIN {
                     prefetch(ctx.table, np, no);
                 }
-                if empties >= ETC_MIN {
-                    if let Some(child) = find(ctx.table, np, no) {
+                if count < list.len() {
+                    list[count] = (0, sq, f);
+                    count += 1;
+                }
+            }
+            if empties >= ETC_MIN {
+                for &(_, sq, f) in &list[ordered_from..count] {
+                    if let Some(child) = find(ctx.table, opponent ^ f, player | f | 1 << sq) {
                         let bound = -i32::from(child.upper);
                         if bound >= beta {
                             return bound;
                         }
                     }
-                }
-                if count < list.len() {
-                    list[count] = (0, sq, f);
-                    count += 1;
                 }
             }
             for i in 0..count {
