@@ -369,20 +369,41 @@ const ASPIRATION: i32 = 2;
 const LIMITED_GUESS_DEPTH: u32 = 4;
 
 /// From this many empties [`Solver::solve`]'s guess comes from the midgame search instead: a
-/// selective search with its own table, [`MIDGAME_GUESS_DEPTH`] plies deep (0.03-0.4 s on FFO
-/// #50-#59; its guesses there were 1.4 discs off on average, the 8-ply evaluation search's 2.9).
-/// Measured: #50-#59 (26-34 empties) 22.5 G to 20.2 G nodes (#54 6.6 G to 4.1 G; #57 0.90 G to
-/// 1.12 G). At 25 empties the two FFO positions split (#47 15.6 M to 13.6 M, #48 138 M to 178 M)
-/// while the search costs more beside their shorter solves, so it starts at 26.
+/// selective search with its own table, [`midgame_guess_depth`] plies deep. Measured when it
+/// came (14 plies): #50-#59 (26-34 empties) 22.5 G to 20.2 G nodes (#54 6.6 G to 4.1 G; #57
+/// 0.90 G to 1.12 G). At 25 empties the two FFO positions split (#47 15.6 M to 13.6 M, #48 138 M
+/// to 178 M) while the search costs more beside their shorter solves, so it starts at 26.
 const MIDGAME_GUESS_MIN: u32 = 26;
-/// How deep that search looks.
-const MIDGAME_GUESS_DEPTH: u32 = 14;
+/// How deep that search looks at `empties` empties: 14 plies at 26, 18 from 27. The 18-ply
+/// search (0.1-2.3 s on FFO #50-#59, against 0.03-0.4 s for 14 plies) brought the guesses of
+/// #54, #56 and #57 2-4 discs nearer the exact score, and their solves with #58's took 343 s
+/// instead of 398 s (#54 7.47 G to 5.57 G nodes); the other positions' times moved by less
+/// than the machine's spread. At 26 empties it did not pay: #49 took 0.4 s more (its guess
+/// 2 discs further off) and #50 no less. 20 plies guessed #55 exactly (18: 2 discs off) but
+/// solved it in the same 14.3 G nodes.
+fn midgame_guess_depth(empties: u32) -> u32 {
+    if empties > MIDGAME_GUESS_MIN {
+        18
+    } else {
+        14
+    }
+}
+
 /// Its Multi-ProbCut cut at this many standard deviations.
 const MIDGAME_GUESS_PROBCUT: f64 = 1.5;
-/// At most this many nodes (about 0.3 s; the deepest iteration finished stands): on FFO
-/// #40-#59 the 14-ply search takes 0.04-1.7 M nodes, so none of them is cut, but 7.8 M (1.3 s)
-/// on #39 (26 empties, a wipeout), more than the rest of that solve.
-const MIDGAME_GUESS_NODES: u64 = 2_000_000;
+
+/// At most this many nodes for that search at `empties` empties (the deepest iteration finished
+/// stands): 2 M at 26 empties (about 0.5 s), three times as many for each empty more (about
+/// what a solve grows by), at most 64 M. The cap at 26 keeps easy positions cheap (#39, a
+/// wipeout, needs 7.8 M nodes for 14 plies, more than the rest of its solve). On FFO #50-#59
+/// the searches take 0.3-9 M nodes, under their caps.
+fn midgame_guess_nodes(empties: u32) -> u64 {
+    let mut cap: u64 = 2_000_000;
+    for _ in MIDGAME_GUESS_MIN..empties {
+        cap = (cap * 3).min(64_000_000);
+    }
+    cap
+}
 
 /// `score` (in 1/`scale` disc) rounded to the nearest even disc margin of an `n x n` board.
 fn even_discs(score: i32, scale: i32, n: usize) -> i32 {
@@ -1451,9 +1472,9 @@ impl<const N: usize> Solver<N> {
             let threads = self.pool.as_ref().map_or(1, |p| p.current_num_threads());
             let result = search.search_threads(
                 &pos8,
-                MIDGAME_GUESS_DEPTH,
+                midgame_guess_depth(empties),
                 None,
-                Some(MIDGAME_GUESS_NODES),
+                Some(midgame_guess_nodes(empties)),
                 threads,
             );
             return (
