@@ -394,13 +394,13 @@ const MIDGAME_GUESS_PROBCUT: f64 = 1.5;
 
 /// At most this many nodes for that search at `empties` empties (the deepest iteration finished
 /// stands): 2 M at 26 empties (about 0.5 s), three times as many for each empty more (about
-/// what a solve grows by), at most 64 M. The cap at 26 keeps easy positions cheap (#39, a
-/// wipeout, needs 7.8 M nodes for 14 plies, more than the rest of its solve). On FFO #50-#59
-/// the searches take 0.3-9 M nodes, under their caps.
+/// what a solve grows by), at most 16 M (about 4 s). The caps keep easy positions cheap (#39,
+/// a wipeout, needs 7.8 M nodes for 14 plies, more than the rest of its solve). On FFO
+/// #50-#59 the searches take 0.3-9 M nodes, under their caps.
 fn midgame_guess_nodes(empties: u32) -> u64 {
     let mut cap: u64 = 2_000_000;
     for _ in MIDGAME_GUESS_MIN..empties {
-        cap = (cap * 3).min(64_000_000);
+        cap = (cap * 3).min(16_000_000);
     }
     cap
 }
