@@ -8,7 +8,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use game::Game;
@@ -145,10 +145,13 @@ pub static BUNDLED_PROBCUT: &str = include_str!("../../../models/othello8-probcu
 /// checks that it parses).
 #[must_use]
 pub fn bundled_probcut() -> Arc<ProbCut> {
-    static TABLE: std::sync::LazyLock<Arc<ProbCut>> = std::sync::LazyLock::new(|| {
-        Arc::new(ProbCut::from_text(BUNDLED_PROBCUT).unwrap_or_default())
-    });
+    static TABLE: LazyLock<Arc<ProbCut>> = LazyLock::new(|| compiled_in(BUNDLED_PROBCUT));
     TABLE.clone()
+}
+
+/// A table compiled into the binary, parsed (unreadable: no regressions).
+fn compiled_in(text: &str) -> Arc<ProbCut> {
+    Arc::new(ProbCut::from_text(text).unwrap_or_default())
 }
 
 /// The Multi-ProbCut regressions that `stonelab train patterns` relabels the records with
@@ -160,9 +163,7 @@ pub static RELABEL_PROBCUT: &str = include_str!("../../../models/othello8-probcu
 /// The relabelling regressions, parsed once (a test checks that they parse).
 #[must_use]
 pub fn relabel_probcut() -> Arc<ProbCut> {
-    static TABLE: std::sync::LazyLock<Arc<ProbCut>> = std::sync::LazyLock::new(|| {
-        Arc::new(ProbCut::from_text(RELABEL_PROBCUT).unwrap_or_default())
-    });
+    static TABLE: LazyLock<Arc<ProbCut>> = LazyLock::new(|| compiled_in(RELABEL_PROBCUT));
     TABLE.clone()
 }
 

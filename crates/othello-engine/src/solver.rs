@@ -398,11 +398,8 @@ const MIDGAME_GUESS_PROBCUT: f64 = 1.5;
 /// a wipeout, needs 7.8 M nodes for 14 plies, more than the rest of its solve). On FFO
 /// #50-#59 the searches take 0.3-9 M nodes, under their caps.
 fn midgame_guess_nodes(empties: u32) -> u64 {
-    let mut cap: u64 = 2_000_000;
-    for _ in MIDGAME_GUESS_MIN..empties {
-        cap = (cap * 3).min(16_000_000);
-    }
-    cap
+    let beyond = empties.saturating_sub(MIDGAME_GUESS_MIN).min(3);
+    (2_000_000 * 3u64.pow(beyond)).min(16_000_000)
 }
 
 /// `score` (in 1/`scale` disc) rounded to the nearest even disc margin of an `n x n` board.
