@@ -6,14 +6,17 @@
 //! The phases: (1) label the records (exact solves up to `exact_empties`, the game's
 //! perfect-play result above); (2) a first fit; (3) relabel the record positions above
 //! `exact_empties` by a `search_depth`-ply search with the first fit (and the bundled
-//! Multi-ProbCut table at `search_probcut`); (3b) with `deviations` > 0, positions after a
+//! Multi-ProbCut table at `search_probcut`; with `theoretical_exact`, each game's position at 24
+//! empties keeps its theoretical score, exact); (3b) with `deviations` > 0, positions after a
 //! random move from a fraction of the record positions, labelled by the same search; (4)
-//! self-play games with the first fit, solved exactly from `self_play_exact` empties; (5) the
-//! final fit on (3) + (3b) + (4).
+//! self-play games with the first fit, solved exactly from `self_play_exact` empties (with
+//! `self_play_search`, the positions before relabelled by the same search); (5) the final fit
+//! on (3) + (3b) + (4).
 //!
 //! The run folder: `config.json`; `samples/part-NNNN.bin` (labelled positions, one file per
 //! 4,096 games, each written whole), `samples/search-NNNN.bin` (the same positions relabelled),
-//! `samples/deviation-NNNN.bin` (their deviations), `samples/self-play-NNNN.bin`; `fit.bin`
+//! `samples/deviation-NNNN.bin` (their deviations), `samples/self-play-NNNN.bin` (and
+//! `self-play-search-NNNN.bin`, relabelled); `fit.bin`
 //! and `log.csv` (the first fit's stages so far, one row per stage), `final-fit.bin` and
 //! `final-log.csv` (the final fit's); at the end `patterns.bin`, `patterns.json` (the card) and
 //! `plots/mae.png`.
@@ -82,7 +85,18 @@ pub struct PatternConfig {
     /// position after a random legal move, labelled by the same search (0: none).
     #[serde(default)]
     pub deviations: f64,
+    /// The record position at [`THEORETICAL_EMPTIES`] keeps its game's theoretical score (exact
+    /// by the files) as an exact label: no search relabels it.
+    #[serde(default)]
+    pub theoretical_exact: bool,
+    /// Self-play positions above the exact zone are relabelled by the records' search instead
+    /// of keeping their game's result.
+    #[serde(default)]
+    pub self_play_search: bool,
 }
+
+/// The empties from which the WTHOR files' theoretical scores are perfect play (checked per file).
+const THEORETICAL_EMPTIES: u32 = 24;
 
 /// What `stonelab train patterns` needs from the command line.
 pub struct PatternArgs<'a> {
@@ -114,7 +128,7 @@ fn load_games(config: &PatternConfig) -> Result<Vec<WthorGame>> {
     for path in crate::data_cmd::wthor_files(&config.wthor)? {
         let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         let file = parse_games(&bytes).with_context(|| format!("reading {}", path.display()))?;
-        if file.header.depth != 24 {
+        if u32::from(file.header.depth) != THEORETICAL_EMPTIES {
             bail!(
                 "{}: theoretical scores from {} empties; the labels assume 24 (the WTHOR files \
                  in data/othello/wthor)",
@@ -392,7 +406,24 @@ fn self_play_samples(
         } else {
             progress.inc(games as u64);
         }
-        all.extend(read_part(&path)?);
+        let samples = read_part(&path)?;
+        if config.self_play_search && config.search_depth > 0 {
+            // Above the exact zone, the records' search labels them instead of the game's result.
+            let searched = dir.join(format!("self-play-search-{p:04}.bin"));
+            if !searched.exists() {
+                write_part(&searched, &relabel(eval, &samples, config, &|| {}))?;
+            }
+            let relabelled = read_part(&searched)?;
+            if relabelled.len() != samples.len() {
+                bail!(
+                    "{} does not match its part (delete it to relabel)",
+                    searched.display()
+                );
+            }
+            all.extend(relabelled);
+        } else {
+            all.extend(samples);
+        }
     }
     progress.finish_and_clear();
     Ok(all)
@@ -589,6 +620,31 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             );
         }
     }
+    if config.theoretical_exact && config.exact_empties < THEORETICAL_EMPTIES {
+        // A record label above the exact zone starts as its game's theoretical score, which is
+        // exact for the position at the files' depth: that position takes it back from the
+        // search (searched all the same, so the other labels do not depend on this option).
+        let records = parts.iter().flatten();
+        for (s, record) in samples.iter_mut().zip(records) {
+            if record.empties() == THEORETICAL_EMPTIES && !record.exact {
+                *s = Sample {
+                    exact: true,
+                    search: false,
+                    ..*record
+                };
+            }
+        }
+        if !args.quiet {
+            eprintln!(
+                "{} record positions keep their game's theoretical score (exact from {} empties)",
+                samples
+                    .iter()
+                    .filter(|s| s.exact && s.empties() == THEORETICAL_EMPTIES)
+                    .count(),
+                THEORETICAL_EMPTIES
+            );
+        }
+    }
     if config.deviations > 0.0 && config.search_depth > 0 {
         let children = deviation_samples(out, &first, &parts, config, args.quiet)?;
         if !args.quiet {
@@ -723,6 +779,8 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         self_play_exact: 0,
         search_probcut: 0.0,
         deviations: 0.0,
+        theoretical_exact: false,
+        self_play_search: false,
     })?;
     let eval = match args.weights {
         Some(path) => {

@@ -300,6 +300,14 @@ pub struct TrainArgs {
     /// there too).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=24))]
     pub self_play_exact: u32,
+    /// patterns: the record position at 24 empties keeps its game's theoretical score (the
+    /// WTHOR files' perfect-play result from 24 empties) as an exact label instead of a search's.
+    #[arg(long)]
+    pub theoretical_exact: bool,
+    /// patterns: self-play positions above the self-play games' exact zone are relabelled by
+    /// the records' search (--search-depth) instead of keeping their game's result.
+    #[arg(long)]
+    pub self_play_search: bool,
     /// patterns: empty squares per stage of weights.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=61))]
     pub stage_width: u8,
@@ -450,6 +458,8 @@ fn patterns(args: &TrainArgs) -> Result<()> {
             self_play_exact: args.self_play_exact,
             search_probcut: args.search_probcut,
             deviations: args.deviations,
+            theoretical_exact: args.theoretical_exact,
+            self_play_search: args.self_play_search,
         },
         resume: args.resume,
         force: args.force,

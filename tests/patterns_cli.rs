@@ -101,6 +101,41 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
         );
     }
 
+    // `--theoretical-exact` gives each game's position at 24 empties its theoretical score as
+    // an exact label and changes no other record label; `--self-play-search` relabels the
+    // self-play positions above their exact zone by the same search.
+    let t = run_dir("patterns-t");
+    let mut theo = tiny(&t);
+    theo.push("--theoretical-exact".into());
+    theo.push("--self-play-search".into());
+    let (ok, _, err) = run(&theo);
+    assert!(ok, "{err}");
+    for part in ["samples/search-0000.bin", "samples/deviation-0000.bin"] {
+        assert_eq!(
+            std::fs::read(a.join(part)).expect("a"),
+            std::fs::read(t.join(part)).expect("t"),
+            "{part}"
+        );
+    }
+    let exact = |dir: &Path| -> u64 {
+        let card: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join("patterns.json")).expect("card"),
+        )
+        .expect("the card is JSON");
+        card["samples"]["exact"].as_u64().expect("a count")
+    };
+    // One position per game at 24 empties (40 games, each longer than 36 moves).
+    let more = exact(&t) - exact(&a);
+    assert!((30..=40).contains(&more), "{more} more exact labels");
+    let played = std::fs::read(t.join("samples/self-play-0000.bin")).expect("self-play");
+    let searched = std::fs::read(t.join("samples/self-play-search-0000.bin")).expect("searched");
+    assert_eq!(played.len(), searched.len());
+    assert_ne!(played, searched, "no self-play label changed");
+    assert_ne!(
+        std::fs::read(a.join("patterns.bin")).expect("a"),
+        std::fs::read(t.join("patterns.bin")).expect("t"),
+    );
+
     // Other settings, an existing folder, bad values: refused with the reason.
     let mut other = tiny(&a);
     other.push("--resume".into());

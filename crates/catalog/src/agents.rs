@@ -213,7 +213,8 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
             (
                 "selectivity",
                 "Multi-ProbCut cut at this many standard deviations, or `off` for full-width \
-                 search (default: the level's)",
+                 search (default: the level's; with `depth`, that of the level searching that \
+                 depth, so full width to 5 plies)",
             ),
             (
                 "time",
@@ -253,8 +254,16 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                     "at most 30: exact solves beyond that take far too long for a game",
                 ));
             }
+            let time = spec.duration("time")?;
+            let given_depth = spec.positive("depth")?.map(|d| d.min(60) as u32);
+            let depth = match given_depth {
+                Some(d) => d,
+                None if time.is_some() => 60,
+                None => level.depth,
+            };
             let selectivity = match spec.get::<String>("selectivity")?.as_deref() {
-                None => level.probcut,
+                // A depth budget searches as the level of that depth does: full width to 5 plies.
+                None => given_depth.map_or(level.probcut, |d| Level::for_depth(d).probcut),
                 Some("off") => None,
                 Some(text) => match text.parse::<f64>() {
                     Ok(t) if t.is_finite() && t > 0.0 && t <= 10.0 => Some(t),
@@ -266,12 +275,6 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                         ))
                     }
                 },
-            };
-            let time = spec.duration("time")?;
-            let depth = match spec.positive("depth")? {
-                Some(d) => d.min(60) as u32,
-                None if time.is_some() => 60,
-                None => level.depth,
             };
             let mut midgame = othello_engine::midgame::MidgameAgent::new(
                 othello_engine::pattern::bundled(),

@@ -263,3 +263,47 @@ fn othello_game_time_spec() {
         assert!(err.contains("game_time"), "{bad}: {err}");
     }
 }
+
+/// `othello:depth=N` searches as the level of that depth does: full width to 5 plies (the
+/// levels' table), Multi-ProbCut from 6; an explicit `selectivity` still wins. Checked by the
+/// searches' node counts on midgame positions of seeded random games.
+#[test]
+fn othello_depth_takes_the_selectivity_of_its_level() {
+    let registry = Othello8::registry();
+    let nodes = |spec: &str, pos: &Othello8| {
+        let mut agent = registry.build(spec, 1).expect("agent");
+        let d = agent.select(pos, &Budget::default()).expect("a move");
+        (d.mv, d.nodes)
+    };
+    let mut state = 15u64;
+    let mut random = |n: usize| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        ((state >> 33) % n as u64) as usize
+    };
+    let mut selective_differs = false;
+    for _ in 0..6 {
+        let mut pos = Othello8::new();
+        while !pos.is_over() && pos.empty().count_ones() > 36 {
+            let moves = pos.legal_moves();
+            pos = pos.play_unchecked(moves[random(moves.len())]);
+        }
+        if pos.is_over() {
+            continue;
+        }
+        assert_eq!(
+            nodes("othello:depth=4,book=off", &pos),
+            nodes("othello:depth=4,book=off,selectivity=off", &pos),
+            "{pos}"
+        );
+        let level6 = nodes("othello:depth=6,book=off", &pos);
+        assert_eq!(
+            level6,
+            nodes("othello:depth=6,book=off,selectivity=2", &pos),
+            "{pos}"
+        );
+        selective_differs |= level6 != nodes("othello:depth=6,book=off,selectivity=off", &pos);
+    }
+    assert!(selective_differs, "Multi-ProbCut never cut at depth 6");
+}

@@ -48,13 +48,28 @@ impl Level {
     /// Level `n`, or `None` outside 1..=20.
     #[must_use]
     pub fn of(n: u32) -> Option<Level> {
-        let &(depth, exact_empties, t) = TABLE.get(n.checked_sub(1)? as usize)?;
-        Some(Level {
-            level: n,
+        let row = TABLE.get(n.checked_sub(1)? as usize)?;
+        Some(Level::from_row(n, *row))
+    }
+
+    /// The lowest level searching at least `depth` plies (level 20 beyond its depth): what a
+    /// `depth=` budget takes its selectivity from, so that shallow searches stay full width.
+    #[must_use]
+    pub fn for_depth(depth: u32) -> Level {
+        let i = TABLE
+            .iter()
+            .position(|&(d, _, _)| d >= depth)
+            .unwrap_or(TABLE.len() - 1);
+        Level::from_row(i as u32 + 1, TABLE[i])
+    }
+
+    fn from_row(level: u32, (depth, exact_empties, t): (u32, u32, f64)) -> Level {
+        Level {
+            level,
             depth,
             exact_empties,
             probcut: (t > 0.0).then_some(t),
-        })
+        }
     }
 }
 
@@ -74,5 +89,18 @@ mod tests {
                 "level {n}"
             );
         }
+    }
+
+    #[test]
+    fn a_depth_takes_the_selectivity_of_the_level_searching_it() {
+        for d in 1..=5 {
+            assert_eq!(Level::for_depth(d).probcut, None, "depth {d}");
+            assert_eq!(Level::for_depth(d).level, d);
+        }
+        assert_eq!(Level::for_depth(6).probcut, Some(2.0));
+        assert_eq!(Level::for_depth(10).probcut, Level::of(10).unwrap().probcut);
+        assert_eq!(Level::for_depth(17).level, 17);
+        assert_eq!(Level::for_depth(60).level, MAX_LEVEL);
+        assert_eq!(Level::for_depth(60), Level::of(MAX_LEVEL).unwrap());
     }
 }

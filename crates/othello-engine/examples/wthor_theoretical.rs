@@ -1,0 +1,47 @@
+//! Developer check: the WTHOR files' theoretical scores against the exact solver. Solves the
+//! position at 24 empties of every `step`-th game of a file and counts agreements with the
+//! file's perfect-play result (what `train patterns --theoretical-exact` uses as a label).
+//! `cargo run --release -p stonelab-othello-engine --example wthor_theoretical -- FILE GAMES`
+
+use anyhow::{bail, Context};
+use game::{Color, Game};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, file, count] = args.as_slice() else {
+        bail!("usage: wthor_theoretical FILE GAMES");
+    };
+    let count: usize = count.parse().context("GAMES: a number")?;
+    let bytes = std::fs::read(file).with_context(|| format!("reading {file}"))?;
+    let records = othello::wthor::parse_games(&bytes)?;
+    let depth = u32::from(records.header.depth);
+    let mut solver =
+        othello_engine::Solver::<8>::new(22).with_evaluation(othello_engine::pattern::bundled());
+    let (mut agree, mut differ) = (0, 0);
+    let step = (records.games.len() / count.max(1)).max(1);
+    for game in records.games.iter().step_by(step).take(count) {
+        let Ok(replay) = game.replay() else { continue };
+        let Some(pos) = replay
+            .positions()
+            .iter()
+            .find(|p| p.empty().count_ones() == depth && p.moves() != 0)
+        else {
+            continue;
+        };
+        let solved = solver.solve(pos).score;
+        let black = othello_engine::train::wthor_margin(game);
+        let file_score = if pos.side_to_move() == Color::Black {
+            black
+        } else {
+            -black
+        };
+        if solved == file_score {
+            agree += 1;
+        } else {
+            differ += 1;
+            println!("{pos}: solver {solved}, file {file_score}");
+        }
+    }
+    println!("{file}: {agree} agree, {differ} differ (positions at {depth} empties)");
+    Ok(())
+}
