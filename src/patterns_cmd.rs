@@ -86,7 +86,8 @@ pub struct PatternConfig {
     #[serde(default)]
     pub deviations: f64,
     /// The record position at [`THEORETICAL_EMPTIES`] keeps its game's theoretical score (exact
-    /// by the files) as an exact label: no search relabels it.
+    /// by the files) as an exact label: the relabelling search still visits it, but its score is
+    /// not used.
     #[serde(default)]
     pub theoretical_exact: bool,
     /// Self-play positions above the exact zone are relabelled by the records' search instead
