@@ -53,7 +53,7 @@ fn main() -> anyhow::Result<()> {
             continue;
         };
         let exact = f64::from(solver.solve(pos).score);
-        let black = 2 * i32::from(game.black_theoretical) - 64;
+        let black = othello_engine::train::wthor_margin(game);
         let result = if pos.side_to_move() == game::Color::Black {
             black
         } else {

@@ -414,14 +414,7 @@ fn self_play_samples(
             if !searched.exists() {
                 write_part(&searched, &relabel(eval, &samples, config, &|| {}))?;
             }
-            let relabelled = read_part(&searched)?;
-            if relabelled.len() != samples.len() {
-                bail!(
-                    "{} does not match its part (delete it to relabel)",
-                    searched.display()
-                );
-            }
-            all.extend(relabelled);
+            all.extend(read_relabelled(&searched, samples.len())?);
         } else {
             all.extend(samples);
         }
@@ -454,6 +447,18 @@ fn relabel(
     )
 }
 
+/// A relabelled part file, which must hold as many samples as the part it relabels.
+fn read_relabelled(path: &Path, len: usize) -> Result<Vec<Sample>> {
+    let relabelled = read_part(path)?;
+    if relabelled.len() != len {
+        bail!(
+            "{} does not match its part (delete it to relabel)",
+            path.display()
+        );
+    }
+    Ok(relabelled)
+}
+
 /// Relabels the record positions above `exact_empties` part by part (finished parts are kept)
 /// by a `search_depth`-ply search with `eval`, and returns every sample.
 fn search_samples(
@@ -478,13 +483,7 @@ fn search_samples(
             });
             write_part(&path, &relabelled)?;
         }
-        let relabelled = read_part(&path)?;
-        if relabelled.len() != part.len() {
-            bail!(
-                "{} does not match its part (delete it to relabel)",
-                path.display()
-            );
-        }
+        let relabelled = read_relabelled(&path, part.len())?;
         progress.inc(part.len() as u64);
         all.extend(relabelled);
     }
