@@ -118,3 +118,38 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bundled pattern weights are what the documented training command makes: the card's
+    /// `config` (`models/othello8-patterns.json`) is the configuration that the README's
+    /// `train patterns` line asks for, and docs/othello-engine.md gives the same line.
+    #[test]
+    fn the_bundled_pattern_card_is_the_documented_command() {
+        let prefix = "cargo run --release -- ";
+        let line = include_str!("../README.md")
+            .lines()
+            .find(|l| l.starts_with("cargo run --release -- train patterns"))
+            .expect("the README gives the training command");
+        let command = &line[prefix.len()..];
+        assert!(
+            include_str!("../docs/othello-engine.md").contains(&format!("\nstonelab {command}\n")),
+            "docs/othello-engine.md gives another command than `{command}`"
+        );
+        let cli =
+            Cli::try_parse_from(std::iter::once("stonelab").chain(command.split_whitespace()))
+                .expect("the README's command parses");
+        let Some(Command::Train(args)) = cli.command else {
+            panic!("`{command}` is not a train command");
+        };
+        let asked = train_cmd::pattern_config(&args).expect("the README's command is valid");
+        let card: serde_json::Value =
+            serde_json::from_str(include_str!("../models/othello8-patterns.json"))
+                .expect("the card is JSON");
+        let bundled: patterns_cmd::PatternConfig =
+            serde_json::from_value(card["config"].clone()).expect("the card has a config");
+        assert_eq!(bundled, asked);
+    }
+}

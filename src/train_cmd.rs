@@ -418,6 +418,17 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 }
 
 fn patterns(args: &TrainArgs) -> Result<()> {
+    crate::patterns_cmd::train(&crate::patterns_cmd::PatternArgs {
+        out: &args.out,
+        config: pattern_config(args)?,
+        resume: args.resume,
+        force: args.force,
+        quiet: args.quiet,
+    })
+}
+
+/// The `config.json` a `train patterns` command line asks for (its options checked).
+pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::PatternConfig> {
     if let Some(game) = args.game.filter(|g| *g != GameId::Othello8) {
         bail!("patterns evaluates 8x8 Othello: --game othello8 only, not {game}");
     }
@@ -439,31 +450,25 @@ fn patterns(args: &TrainArgs) -> Result<()> {
             args.deviations
         );
     }
-    crate::patterns_cmd::train(&crate::patterns_cmd::PatternArgs {
-        out: &args.out,
-        config: crate::patterns_cmd::PatternConfig {
-            wthor: args.wthor.clone(),
-            max_games: args.max_games,
-            exact_empties: args.exact_empties,
-            stage_width: args.stage_width,
-            scale: 64,
-            lambda: args.lambda,
-            lambda_globals: 1.0,
-            iterations: args.iterations,
-            seed: args.seed,
-            blend: args.blend.min(60),
-            self_play_games: args.self_play_games,
-            self_play_depth: args.depth.unwrap_or(4),
-            search_depth: args.search_depth,
-            self_play_exact: args.self_play_exact,
-            search_probcut: args.search_probcut,
-            deviations: args.deviations,
-            theoretical_exact: args.theoretical_exact,
-            self_play_search: args.self_play_search,
-        },
-        resume: args.resume,
-        force: args.force,
-        quiet: args.quiet,
+    Ok(crate::patterns_cmd::PatternConfig {
+        wthor: args.wthor.clone(),
+        max_games: args.max_games,
+        exact_empties: args.exact_empties,
+        stage_width: args.stage_width,
+        scale: 64,
+        lambda: args.lambda,
+        lambda_globals: 1.0,
+        iterations: args.iterations,
+        seed: args.seed,
+        blend: args.blend.min(60),
+        self_play_games: args.self_play_games,
+        self_play_depth: args.depth.unwrap_or(4),
+        search_depth: args.search_depth,
+        self_play_exact: args.self_play_exact,
+        search_probcut: args.search_probcut,
+        deviations: args.deviations,
+        theoretical_exact: args.theoretical_exact,
+        self_play_search: args.self_play_search,
     })
 }
 
