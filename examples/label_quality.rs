@@ -4,7 +4,6 @@
 //! `cargo run --release --example label_quality -- POSITIONS EMPTIES [WEIGHTS]` (default: the
 //! bundled weights).
 
-use game::Game;
 use othello::wthor::parse_games;
 use othello_engine::midgame::{bundled_probcut, Midgame};
 use othello_engine::pattern::{bundled, PatternEval, PatternWeights};
@@ -44,21 +43,11 @@ fn main() -> anyhow::Result<()> {
         if n == count {
             break;
         }
-        let Ok(replay) = game.replay() else { continue };
-        let Some(pos) = replay
-            .positions()
-            .iter()
-            .find(|p| p.empty().count_ones() == empties && p.moves() != 0)
-        else {
+        let Some((pos, result)) = othello_engine::train::wthor_position(game, empties) else {
             continue;
         };
+        let pos = &pos;
         let exact = f64::from(solver.solve(pos).score);
-        let black = othello_engine::train::wthor_margin(game);
-        let result = if pos.side_to_move() == game::Color::Black {
-            black
-        } else {
-            -black
-        };
         let mut labels = vec![f64::from(result), f64::from(search.evaluate(pos)) / scale];
         for &d in &depths {
             search.clear();

@@ -4,7 +4,6 @@
 //! `cargo run --release -p stonelab-othello-engine --example wthor_theoretical -- FILE GAMES`
 
 use anyhow::{bail, Context};
-use game::{Color, Game};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -20,21 +19,10 @@ fn main() -> anyhow::Result<()> {
     let (mut agree, mut differ) = (0, 0);
     let step = (records.games.len() / count.max(1)).max(1);
     for game in records.games.iter().step_by(step).take(count) {
-        let Ok(replay) = game.replay() else { continue };
-        let Some(pos) = replay
-            .positions()
-            .iter()
-            .find(|p| p.empty().count_ones() == depth && p.moves() != 0)
-        else {
+        let Some((pos, file_score)) = othello_engine::train::wthor_position(game, depth) else {
             continue;
         };
-        let solved = solver.solve(pos).score;
-        let black = othello_engine::train::wthor_margin(game);
-        let file_score = if pos.side_to_move() == Color::Black {
-            black
-        } else {
-            -black
-        };
+        let solved = solver.solve(&pos).score;
         if solved == file_score {
             agree += 1;
         } else {

@@ -269,6 +269,25 @@ pub fn wthor_margin(game: &WthorGame) -> i32 {
     2 * i32::from(game.black_theoretical) - 64
 }
 
+/// A WTHOR game's position with `empties` empty squares where the side to move has a move,
+/// with the game's perfect-play margin ([`wthor_margin`]) from that side's view; `None` when
+/// the game does not replay or never reaches such a position.
+#[must_use]
+pub fn wthor_position(game: &WthorGame, empties: u32) -> Option<(Othello8, i32)> {
+    let replay = game.replay().ok()?;
+    let pos = *replay
+        .positions()
+        .iter()
+        .find(|p| p.empty().count_ones() == empties && p.moves() != 0)?;
+    let black = wthor_margin(game);
+    let margin = if pos.side_to_move() == Color::Black {
+        black
+    } else {
+        -black
+    };
+    Some((pos, margin))
+}
+
 /// Labels every replayable WTHOR game on all cores (game `k` of `games` is game
 /// `first_index + k` of the records, which decides whether it is held out); `done` is called
 /// after each game. Games that do not replay are skipped and counted in the second value.
