@@ -368,7 +368,7 @@ impl Features {
 
     /// The side to move places a disc on `sq` (a bit index) and flips `flipped`; then the other
     /// side is to move.
-    #[inline]
+    #[inline(always)]
     pub fn play(&mut self, sq: u32, flipped: u64) {
         let set = &*SET;
         let me = self.turn as usize;
@@ -391,7 +391,7 @@ impl Features {
     }
 
     /// The features after the move, leaving these as they are.
-    #[inline]
+    #[inline(always)]
     #[must_use]
     pub fn after(&self, sq: u32, flipped: u64) -> Features {
         let mut next = *self;
@@ -422,7 +422,7 @@ impl Features {
 }
 
 /// The global feature values of a position, for the side to move.
-#[inline]
+#[inline(always)]
 #[must_use]
 pub fn globals(player: u64, opponent: u64) -> [i32; GLOBALS] {
     let empty = !(player | opponent);
@@ -728,7 +728,9 @@ impl PatternEval {
     }
 
     /// The value of the position for the side to move, in `1/scale` discs, from its features.
-    #[inline]
+    /// Always inlined, as are the feature updates and [`globals`]: the solver's x86-64-v3
+    /// kernels then compile them with their instructions (hardware popcount).
+    #[inline(always)]
     #[must_use]
     pub fn evaluate(&self, features: &Features, player: u64, opponent: u64) -> i32 {
         let set = &*SET;

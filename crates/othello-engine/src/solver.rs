@@ -7,10 +7,11 @@
 //! opponent replies, corners counted twice) nearer the end and quadrant parity in the last few
 //! empties, stability cutoffs, and code below seven empty squares that never generates a move
 //! list. Its null-window probes start beside the evaluation's guess where it has one. Large
-//! tables are backed by huge pages where Linux offers them. The recursive kernel is compiled
-//! twice from one macro: portable, and for x86-64-v3 (popcnt/lzcnt/BMI/AVX2) where the CPU
-//! has it.
+//! tables are backed by huge pages where Linux offers them. The recursive kernel (with the
+//! evaluation search that orders its moves) is compiled twice from one macro: portable, and for
+//! x86-64-v3 (popcnt/lzcnt/BMI/AVX2) where the CPU has it.
 
+use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
@@ -439,99 +440,10 @@ fn eval_order_depth(empties: u32) -> u32 {
     }
 }
 
-/// From this depth [`eval_search`] tries first the moves that leave the opponent the fewest
-/// replies: the same value (the window is never narrowed from outside), fewer leaves.
+/// From this depth the evaluation search behind the ordering (`eval_search`) tries first the
+/// moves that leave the opponent the fewest replies: the same value (the window is never
+/// narrowed from outside), fewer leaves.
 const EVAL_SORT_MIN: u32 = 2;
-
-/// A shallow alpha-beta over the learned evaluation (1/scale discs, side to move), with the
-/// features carried incrementally: how the solver orders moves far from the end. Each
-/// position it makes below the one it is given (a pass included) adds one to `nodes`.
-#[allow(clippy::too_many_arguments)]
-fn eval_search(
-    eval: &PatternEval,
-    features: &Features,
-    player: u64,
-    opponent: u64,
-    depth: u32,
-    mut alpha: i32,
-    beta: i32,
-    nodes: &mut u64,
-) -> i32 {
-    if depth == 0 {
-        return eval.evaluate(features, player, opponent);
-    }
-    let mut moves = legal_moves(player, opponent);
-    if moves == 0 {
-        if legal_moves(opponent, player) == 0 {
-            return eval.scale() * final_score(player, opponent, 64);
-        }
-        let mut passed = *features;
-        passed.pass();
-        *nodes += 1;
-        return -eval_search(
-            eval,
-            &passed,
-            opponent,
-            player,
-            depth - 1,
-            -beta,
-            -alpha,
-            nodes,
-        );
-    }
-    let mut best = i32::MIN + 1;
-    let mut visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
-        let child = features.after(sq, f);
-        *nodes += 1;
-        let score = -eval_search(
-            eval,
-            &child,
-            opponent ^ f,
-            player | f | 1 << sq,
-            depth - 1,
-            -beta,
-            -*alpha,
-            nodes,
-        );
-        if score > *best {
-            *best = score;
-            *alpha = (*alpha).max(score);
-        }
-        *alpha >= beta
-    };
-    if depth < EVAL_SORT_MIN {
-        // Next to the leaves: ascending squares.
-        while moves != 0 {
-            let sq = moves.trailing_zeros();
-            moves &= moves - 1;
-            if visit(sq, flips(sq, player, opponent), &mut best, &mut alpha) {
-                break;
-            }
-        }
-        return best;
-    }
-    // Deeper: the opponent's replies fewest first (the list covers every square).
-    let mut list = [(0u32, 0u32, 0u64); 64];
-    let mut count = 0;
-    while moves != 0 {
-        let sq = moves.trailing_zeros();
-        moves &= moves - 1;
-        let f = flips(sq, player, opponent);
-        list[count] = (
-            legal_moves(opponent ^ f, player | f | 1 << sq).count_ones(),
-            sq,
-            f,
-        );
-        count += 1;
-    }
-    list[..count].sort_unstable_by_key(|m| m.0);
-    for &(_, sq, f) in &list[..count] {
-        if visit(sq, f, &mut best, &mut alpha) {
-            break;
-        }
-    }
-    best
-}
 
 /// X-squares (diagonal neighbours of the corners) of an `n x n` board.
 const fn x_squares(n: usize) -> u64 {
@@ -840,6 +752,91 @@ macro_rules! solver_kernels {
                     return final_score(player, opponent, squares);
                 }
                 return -small::<N>(ctx, opponent, player, -beta, -alpha, empty, true);
+            }
+            best
+        }
+
+        /// A shallow alpha-beta over the learned evaluation (1/scale discs, side to move), with the
+        /// features carried incrementally: how the solver orders moves far from the end. Each
+        /// position it makes below the one it is given (a pass included) adds one to `nodes`.
+        $(#[$attr])*
+        #[allow(clippy::too_many_arguments)]
+        pub(super) fn eval_search(
+            eval: &PatternEval,
+            features: &Features,
+            player: u64,
+            opponent: u64,
+            depth: u32,
+            mut alpha: i32,
+            beta: i32,
+            nodes: &mut u64,
+        ) -> i32 {
+            if depth == 0 {
+                return eval.evaluate(features, player, opponent);
+            }
+            let mut moves = legal_moves(player, opponent);
+            if moves == 0 {
+                if legal_moves(opponent, player) == 0 {
+                    return eval.scale() * final_score(player, opponent, 64);
+                }
+                let mut passed = *features;
+                passed.pass();
+                *nodes += 1;
+                return -eval_search(
+                    eval,
+                    &passed,
+                    opponent,
+                    player,
+                    depth - 1,
+                    -beta,
+                    -alpha,
+                    nodes,
+                );
+            }
+            let mut best = i32::MIN + 1;
+            let mut visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
+                let child = features.after(sq, f);
+                *nodes += 1;
+                let score = -eval_search(
+                    eval,
+                    &child,
+                    opponent ^ f,
+                    player | f | 1 << sq,
+                    depth - 1,
+                    -beta,
+                    -*alpha,
+                    nodes,
+                );
+                if score > *best {
+                    *best = score;
+                    *alpha = (*alpha).max(score);
+                }
+                *alpha >= beta
+            };
+            if depth < EVAL_SORT_MIN {
+                // Next to the leaves: ascending squares.
+                while moves != 0 {
+                    let sq = moves.trailing_zeros();
+                    moves &= moves - 1;
+                    if visit(sq, flips(sq, player, opponent), &mut best, &mut alpha) {
+                        break;
+                    }
+                }
+                return best;
+            }
+            // Deeper: the opponent's replies fewest first (the list covers every square).
+            let mut list = ArrayVec::<(u32, u32, u64), 64>::new();
+            while moves != 0 {
+                let sq = moves.trailing_zeros();
+                moves &= moves - 1;
+                let f = flips(sq, player, opponent);
+                list.push((legal_moves(opponent ^ f, player | f | 1 << sq).count_ones(), sq, f));
+            }
+            list.sort_unstable_by_key(|m| m.0);
+            for &(_, sq, f) in &list {
+                if visit(sq, f, &mut best, &mut alpha) {
+                    break;
+                }
             }
             best
         }
@@ -1157,8 +1154,8 @@ macro_rules! solver_kernels {
             let mut best_sq = NO_MOVE;
 
             // Order: the table's move, then fastest first.
-            let mut list = [(0i32, 0u32, 0u64); 64];
-            let mut count = 0;
+            // Not zero-filled: at most 64 moves (one per square), pushed as they are made.
+            let mut list = ArrayVec::<(i32, u32, u64), 64>::new();
             let mut rest = moves;
             if tt_move != NO_MOVE && moves >> tt_move & 1 == 1 {
                 let sq = u32::from(tt_move);
@@ -1166,13 +1163,12 @@ macro_rules! solver_kernels {
                 if empties > TABLE_MIN {
                     prefetch(ctx.table, opponent ^ f, player | f | 1 << sq);
                 }
-                list[0] = (i32::MIN, sq, f);
-                count = 1;
+                list.push((i32::MIN, sq, f));
                 rest &= !(1u64 << sq);
             }
             // The table's move (first in the list) is searched before the others are ordered:
             // when it cuts, their keys are never needed.
-            let ordered_from = count;
+            let ordered_from = list.len();
             // First pass: every other move's flips and its child's bucket prefetched; then an
             // enhanced transposition cutoff (a child already known to be bad enough for the
             // opponent settles this node at once), its lookups overlapping in memory.
@@ -1184,11 +1180,9 @@ macro_rules! solver_kernels {
                 if empties > TABLE_MIN {
                     prefetch(ctx.table, np, no);
                 }
-                if count < list.len() {
-                    list[count] = (0, sq, f);
-                    count += 1;
-                }
+                list.push((0, sq, f));
             }
+            let count = list.len();
             if empties >= ETC_MIN {
                 for &(_, sq, f) in &list[ordered_from..count] {
                     if let Some(child) = find(ctx.table, opponent ^ f, player | f | 1 << sq) {
@@ -1488,7 +1482,7 @@ impl<const N: usize> Solver<N> {
         let (player, opponent) = (pos.player(), pos.opponent());
         let features = Features::from_scratch(player, opponent);
         let mut nodes = 1;
-        let score = eval_search(
+        let score = portable::eval_search(
             eval, &features, player, opponent, depth, -1_000_000, 1_000_000, &mut nodes,
         );
         (Some(even_discs(score, eval.scale(), N)), nodes)
