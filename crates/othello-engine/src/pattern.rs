@@ -347,18 +347,15 @@ impl Features {
         let set = &*SET;
         let mut idx = [[0u16; INSTANCES]; 2];
         for (i, inst) in set.instances.iter().enumerate() {
-            let (mut mine, mut theirs) = (0usize, 0usize);
-            for (k, &sq) in inst.squares.iter().enumerate() {
-                let bit = 1u64 << sq;
-                let (a, b) = if player & bit != 0 {
-                    (1, 2)
-                } else if opponent & bit != 0 {
-                    (2, 1)
-                } else {
-                    (0, 0)
-                };
-                mine += a * pow3(k);
-                theirs += b * pow3(k);
+            // Digit 1 for the viewer's disc, 2 for the other's, 0 for an empty square (no
+            // branches: the solver computes this at every node it orders by the evaluation).
+            let (mut mine, mut theirs, mut power) = (0u32, 0u32, 1u32);
+            for &sq in &inst.squares {
+                let a = (player >> sq & 1) as u32;
+                let b = (opponent >> sq & 1) as u32;
+                mine += power * (a + 2 * b);
+                theirs += power * (b + 2 * a);
+                power *= 3;
             }
             idx[0][i] = mine as u16;
             idx[1][i] = theirs as u16;

@@ -796,17 +796,14 @@ macro_rules! solver_kernels {
             let mut best = i32::MIN + 1;
             let mut visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
                 let child = features.after(sq, f);
+                let (np, no) = (opponent ^ f, player | f | 1 << sq);
                 *nodes += 1;
-                let score = -eval_search(
-                    eval,
-                    &child,
-                    opponent ^ f,
-                    player | f | 1 << sq,
-                    depth - 1,
-                    -beta,
-                    -*alpha,
-                    nodes,
-                );
+                // One ply from the leaves the child is evaluated here (what the call would do).
+                let score = if depth == 1 {
+                    -eval.evaluate(&child, np, no)
+                } else {
+                    -eval_search(eval, &child, np, no, depth - 1, -beta, -*alpha, nodes)
+                };
                 if score > *best {
                     *best = score;
                     *alpha = (*alpha).max(score);
