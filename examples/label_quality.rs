@@ -46,12 +46,11 @@ fn main() -> anyhow::Result<()> {
         let Some((pos, result)) = othello_engine::train::wthor_position(game, empties) else {
             continue;
         };
-        let pos = &pos;
-        let exact = f64::from(solver.solve(pos).score);
-        let mut labels = vec![f64::from(result), f64::from(search.evaluate(pos)) / scale];
+        let exact = f64::from(solver.solve(&pos).score);
+        let mut labels = vec![f64::from(result), f64::from(search.evaluate(&pos)) / scale];
         for &d in &depths {
             search.clear();
-            labels.push(f64::from(search.search(pos, d, None, None).score) / scale);
+            labels.push(f64::from(search.search(&pos, d, None, None).score) / scale);
         }
         for (e, label) in error.iter_mut().zip(labels) {
             *e += (label - exact).abs();
