@@ -4,7 +4,8 @@
 //! resumable.
 //!
 //! The phases: (1) label the records (exact solves up to `exact_empties`, the game's
-//! perfect-play result above); (2) a first fit; (3) relabel the record positions above
+//! perfect-play result above; with `exact_fraction` below 1, only that seeded share of the games
+//! is solved so far, the others to `exact_rest`, their positions between left out); (2) a first fit; (3) relabel the record positions above
 //! `exact_empties` by a `search_depth`-ply search with the first fit (and the bundled
 //! Multi-ProbCut table at `search_probcut`; with `theoretical_exact`, each game's position at 24
 //! empties keeps its theoretical score, exact); (3b) with `deviations` > 0, positions after a
@@ -94,6 +95,33 @@ pub struct PatternConfig {
     /// of keeping their game's result.
     #[serde(default)]
     pub self_play_search: bool,
+    /// The seeded fraction of the record games solved exactly through `exact_empties` (1: all).
+    #[serde(default = "one")]
+    pub exact_fraction: f64,
+    /// The other record games are solved exactly up to this many empties; their positions
+    /// with more, up to `exact_empties`, are left out.
+    #[serde(default = "sixteen")]
+    pub exact_rest: u32,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn sixteen() -> u32 {
+    16
+}
+
+impl PatternConfig {
+    /// Which record positions are solved exactly.
+    #[must_use]
+    pub fn exact_zone(&self) -> othello_engine::train::ExactZone {
+        othello_engine::train::ExactZone {
+            empties: self.exact_empties,
+            fraction: self.exact_fraction,
+            rest: self.exact_rest.min(self.exact_empties),
+        }
+    }
 }
 
 /// The empties from which the WTHOR files' theoretical scores are perfect play (checked per file).
@@ -220,7 +248,7 @@ fn label(out: &Path, config: &PatternConfig, quiet: bool) -> Result<Vec<Vec<Samp
             let (samples, skip) = label_wthor(
                 chunk,
                 (p * PART_GAMES) as u64,
-                config.exact_empties,
+                config.exact_zone(),
                 config.seed,
                 &|| progress.inc(1),
             );
@@ -781,6 +809,8 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         deviations: 0.0,
         theoretical_exact: false,
         self_play_search: false,
+        exact_fraction: 1.0,
+        exact_rest: 0,
     })?;
     let eval = match args.weights {
         Some(path) => {

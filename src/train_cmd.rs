@@ -288,6 +288,16 @@ pub struct TrainArgs {
     /// score (the others their game's perfect-play result, then a search's score).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=24))]
     pub exact_empties: u32,
+    /// patterns: only this seeded fraction of the record games is solved exactly up to
+    /// --exact-empties; the others are solved up to --exact-rest, and their positions above
+    /// that, up to --exact-empties, are left out, so every record label within --exact-empties
+    /// stays exact (1: every game).
+    #[arg(long, default_value_t = 1.0)]
+    pub exact_fraction: f64,
+    /// patterns: with --exact-fraction below 1, the other record games are solved exactly up
+    /// to this many empty squares [default: 16].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=24))]
+    pub exact_rest: Option<u32>,
     /// patterns: record positions above --exact-empties are relabelled by a search this many
     /// plies deep with the first fit (0: they keep their game's perfect-play result).
     #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=12))]
@@ -450,6 +460,29 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
             args.deviations
         );
     }
+    if !(0.0..=1.0).contains(&args.exact_fraction) {
+        bail!(
+            "--exact-fraction {}: a fraction from 0 to 1",
+            args.exact_fraction
+        );
+    }
+    let exact_rest = match args.exact_rest {
+        Some(rest) if args.exact_fraction >= 1.0 => bail!(
+            "--exact-rest {rest} applies only with --exact-fraction below 1 (every game is \
+             solved up to --exact-empties {})",
+            args.exact_empties
+        ),
+        Some(rest) if rest > args.exact_empties => bail!(
+            "--exact-rest {rest} is above --exact-empties {}: the other games are solved less \
+             far, not further",
+            args.exact_empties
+        ),
+        Some(rest) => rest,
+        // With every game solved through the zone this is unused; 16 is also what a
+        // `config.json` from before the option reads as.
+        None if args.exact_fraction >= 1.0 => 16,
+        None => 16.min(args.exact_empties),
+    };
     Ok(crate::patterns_cmd::PatternConfig {
         wthor: args.wthor.clone(),
         max_games: args.max_games,
@@ -469,6 +502,8 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
         deviations: args.deviations,
         theoretical_exact: args.theoretical_exact,
         self_play_search: args.self_play_search,
+        exact_fraction: args.exact_fraction,
+        exact_rest,
     })
 }
 

@@ -1,6 +1,7 @@
 //! `stonelab train patterns` through the binary: every phase on a few record games (labels,
 //! first fit, search relabelling, deviations, self-play, final fit), a resumed run that ends
-//! with the same weights as the uninterrupted one, and clear refusals.
+//! with the same weights as the uninterrupted one, a run exact on a fraction of the games, and
+//! clear refusals.
 
 mod common;
 use common::{run, run_dir};
@@ -136,6 +137,29 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
         std::fs::read(t.join("patterns.bin")).expect("t"),
     );
 
+    // `--exact-fraction 0.5 --exact-rest 4`: half the games are solved to 8 empties, the others
+    // to 4 and lose their positions with 5-8 empties, so every record label up to 8 is exact.
+    let f = run_dir("patterns-f");
+    let mut frac = tiny(&f);
+    frac.extend(["--exact-fraction", "0.5", "--exact-rest", "4"].map(String::from));
+    let (ok, _, err) = run(&frac);
+    assert!(ok, "{err}");
+    let full = part_samples(&a.join("samples/part-0000.bin"));
+    let cut = part_samples(&f.join("samples/part-0000.bin"));
+    let zone =
+        |samples: &[(u32, bool)]| samples.iter().filter(|(e, _)| (5..=8).contains(e)).count();
+    assert!(
+        zone(&cut) * 10 > zone(&full) * 3 && zone(&cut) * 10 < zone(&full) * 7,
+        "{} of {} positions with 5-8 empties kept",
+        zone(&cut),
+        zone(&full)
+    );
+    assert!(cut.iter().all(|&(e, exact)| exact == (e <= 8)), "{cut:?}");
+    assert_eq!(
+        cut.iter().filter(|(e, _)| *e > 8).count(),
+        full.iter().filter(|(e, _)| *e > 8).count()
+    );
+
     // Other settings, an existing folder, bad values: refused with the reason.
     let mut other = tiny(&a);
     other.push("--resume".into());
@@ -176,4 +200,31 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
     dev[depth + 1] = "0".into();
     let (ok, _, err) = run(&dev);
     assert!(!ok && err.contains("--search-depth"), "{err}");
+    for (extra, flag) in [
+        (&["--exact-fraction", "1.5"][..], "--exact-fraction"),
+        (&["--exact-rest", "4"][..], "--exact-fraction below 1"),
+        (
+            &["--exact-fraction", "0.5", "--exact-rest", "9"][..],
+            "above --exact-empties",
+        ),
+    ] {
+        let mut bad = tiny(&run_dir("patterns-g"));
+        bad.extend(extra.iter().map(|s| (*s).to_string()));
+        let (ok, _, err) = run(&bad);
+        assert!(!ok && err.contains(flag), "{extra:?}: {err}");
+    }
+}
+
+/// Each sample's empties and exact flag in a labelled part file (24-byte header, 18 bytes per
+/// sample: two boards, the score, the flags with 1 = exact).
+fn part_samples(path: &Path) -> Vec<(u32, bool)> {
+    let bytes = std::fs::read(path).expect("part file");
+    bytes[24..]
+        .chunks_exact(18)
+        .map(|c| {
+            let word =
+                |at: usize| u64::from_le_bytes(c[at..at + 8].try_into().expect("eight bytes"));
+            ((!(word(0) | word(8))).count_ones(), c[17] & 1 != 0)
+        })
+        .collect()
 }

@@ -5,7 +5,9 @@
 //! gets its exact score from the solver (solved from the end of its game backwards, each solve
 //! starting from the score of the one after it); every other position gets its game's
 //! perfect-play result (WTHOR's theoretical score, exact from 24 empties on, or a self-play
-//! game's solved end), which [`search_labels`] can replace by a deep search's score. Each stage is fitted alone by preconditioned conjugate gradients on
+//! game's solved end), which [`search_labels`] can replace by a deep search's score. An
+//! [`ExactZone`] may solve only a seeded fraction of the games that far and cut the others'
+//! positions in between. Each stage is fitted alone by preconditioned conjugate gradients on
 //! `Σ (y − x·w)² + λ Σ w²` over its own positions; the held-out positions (a seeded tenth of the
 //! games) measure it.
 
@@ -98,6 +100,61 @@ pub fn held_out(seed: u64, index: u64) -> bool {
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^= z >> 31;
     z.is_multiple_of(10)
+}
+
+/// Whether game `index` is among the seeded `fraction` of the games solved through the whole
+/// exact zone (see [`ExactZone`]); independent of [`held_out`].
+#[must_use]
+pub fn fully_solved(seed: u64, index: u64, fraction: f64) -> bool {
+    if fraction >= 1.0 {
+        return true;
+    }
+    // SplitMix64 again, on another stream than the held-out split's.
+    let mut z =
+        (seed ^ 0x5eed_e8ac_7f2a_c0de).wrapping_add(index.wrapping_mul(0xd6e8_feb8_6659_fd93));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^= z >> 31;
+    // The top 53 bits as a uniform draw in [0, 1).
+    ((z >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < fraction
+}
+
+/// Which record positions the labeller solves exactly. Every position kept with at most
+/// `empties` empty squares carries an exact label: a seeded `fraction` of the games
+/// ([`fully_solved`]) is solved through the whole zone, the others only up to `rest` empties,
+/// and their positions with `rest + 1 ..= empties` empties are left out (an exact solve there
+/// costs about twice as much per empty square; a search's label would break the promise).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExactZone {
+    /// Positions with at most this many empties carry exact labels or are left out.
+    pub empties: u32,
+    /// The fraction of games solved through the whole zone (1: every game).
+    pub fraction: f64,
+    /// The other games are solved up to this many empties (at most `empties`).
+    pub rest: u32,
+}
+
+impl ExactZone {
+    /// Every game solved exactly up to `empties`.
+    #[must_use]
+    pub fn all(empties: u32) -> ExactZone {
+        ExactZone {
+            empties,
+            fraction: 1.0,
+            rest: empties,
+        }
+    }
+
+    /// The exact zone of game `index` under `seed`, and whether its positions between that and
+    /// [`empties`](Self::empties) are left out.
+    #[must_use]
+    pub fn for_game(&self, seed: u64, index: u64) -> (u32, bool) {
+        if self.rest >= self.empties || fully_solved(seed, index, self.fraction) {
+            (self.empties, false)
+        } else {
+            (self.rest, true)
+        }
+    }
 }
 
 /// The positions of one game where the side to move has a move, each labelled with `black`
@@ -288,14 +345,15 @@ pub fn wthor_position(game: &WthorGame, empties: u32) -> Option<(Othello8, i32)>
     Some((pos, margin))
 }
 
-/// Labels every replayable WTHOR game on all cores (game `k` of `games` is game
-/// `first_index + k` of the records, which decides whether it is held out); `done` is called
-/// after each game. Games that do not replay are skipped and counted in the second value.
+/// Labels every replayable WTHOR game on all cores, exact in `zone` (game `k` of `games` is
+/// game `first_index + k` of the records, which decides whether it is held out and how far it
+/// is solved); `done` is called after each game. Games that do not replay are skipped and
+/// counted in the second value.
 #[must_use]
 pub fn label_wthor(
     games: &[WthorGame],
     first_index: u64,
-    exact_empties: u32,
+    zone: ExactZone,
     seed: u64,
     done: &(dyn Fn() + Sync),
 ) -> (Vec<Sample>, usize) {
@@ -309,13 +367,19 @@ pub fn label_wthor(
             for (k, game) in chunk.iter().enumerate() {
                 let index = first_index + (c * 64 + k) as u64;
                 match game.replay() {
-                    Ok(replay) => out.extend(label_game(
-                        replay.positions(),
-                        wthor_margin(game),
-                        exact_empties,
-                        held_out(seed, index),
-                        &mut solver,
-                    )),
+                    Ok(replay) => {
+                        let (exact, cut) = zone.for_game(seed, index);
+                        let samples = label_game(
+                            replay.positions(),
+                            wthor_margin(game),
+                            exact,
+                            held_out(seed, index),
+                            &mut solver,
+                        );
+                        out.extend(samples.into_iter().filter(|s| {
+                            !cut || s.empties() <= exact || s.empties() > zone.empties
+                        }));
+                    }
                     Err(_) => {
                         skipped.fetch_add(1, Ordering::Relaxed);
                     }

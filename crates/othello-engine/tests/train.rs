@@ -116,6 +116,83 @@ fn labels_near_the_end_are_exact_and_the_rest_follow_the_result() {
     }
 }
 
+/// The fully solved games are a seeded draw of the asked share, independent of the held-out
+/// split; the labeller solves those through the whole zone, the others to `rest`, and leaves
+/// out the others' positions between the two, so every label kept within the zone is exact.
+/// Its output is checked against labelling each game alone (the slow twin).
+#[test]
+fn a_fraction_of_the_games_is_solved_through_the_zone_and_the_rest_is_cut() {
+    use othello_engine::train::{fully_solved, held_out, label_wthor, wthor_margin, ExactZone};
+    let n = 20_000u64;
+    let picked: Vec<u64> = (0..n).filter(|&i| fully_solved(5, i, 0.25)).collect();
+    let share = picked.len() as f64 / n as f64;
+    assert!((0.23..0.27).contains(&share), "{share}");
+    let held = picked.iter().filter(|&&i| held_out(5, i)).count() as f64 / picked.len() as f64;
+    assert!(
+        (0.08..0.12).contains(&held),
+        "held out among the picked: {held}"
+    );
+    let other_seed = (0..n).filter(|&i| fully_solved(6, i, 0.25)).count();
+    assert_ne!(picked.len(), other_seed, "the seed changes the draw");
+    assert!((0..1000).all(|i| fully_solved(5, i, 1.0)));
+    assert!((0..1000).all(|i| !fully_solved(5, i, 0.0)));
+
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/othello/wthor/WTH_2015.wtb"
+    ))
+    .expect("the bundled WTHOR file");
+    let games = &othello::wthor::parse_games(&bytes)
+        .expect("it parses")
+        .games[..24];
+    let zone = ExactZone {
+        empties: 12,
+        fraction: 0.5,
+        rest: 8,
+    };
+    let (seed, first) = (3, 100);
+    let (samples, skipped) = label_wthor(games, first, zone, seed, &|| {});
+    assert_eq!(skipped, 0);
+    let mut expected = Vec::new();
+    let mut solver = Solver::<8>::new(16);
+    let mut cut_games = 0;
+    for (k, game) in games.iter().enumerate() {
+        let index = first + k as u64;
+        let full = fully_solved(seed, index, zone.fraction);
+        let replay = game.replay().expect("it replays");
+        let exact = if full { zone.empties } else { zone.rest };
+        let labelled = label_game(
+            replay.positions(),
+            wthor_margin(game),
+            exact,
+            held_out(seed, index),
+            &mut solver,
+        );
+        let before = labelled.len();
+        let kept: Vec<Sample> = labelled
+            .into_iter()
+            .filter(|s| full || !(9..=12).contains(&s.empties()))
+            .collect();
+        if !full {
+            assert!(kept.len() < before, "game {index} reaches 9-12 empties");
+            cut_games += 1;
+        }
+        expected.extend(kept);
+    }
+    assert!((4..=20).contains(&cut_games), "{cut_games} of 24 games cut");
+    assert_eq!(samples, expected);
+    for s in &samples {
+        assert_eq!(s.exact, s.empties() <= 12, "{s:?}");
+    }
+    // Every game solved through the zone: the plain labeller's output, nothing left out.
+    let (all, _) = label_wthor(games, first, ExactZone::all(12), seed, &|| {});
+    assert_eq!(
+        all.iter().filter(|s| s.exact).count(),
+        all.iter().filter(|s| s.empties() <= 12).count()
+    );
+    assert!(all.len() > samples.len());
+}
+
 #[test]
 fn search_labels_replace_only_the_game_results_and_ignore_the_thread_count() {
     let mut rng = ChaCha8Rng::seed_from_u64(21);
