@@ -5,14 +5,14 @@
 //!
 //! The phases: (1) label the records (exact solves up to `exact_empties`, the game's
 //! perfect-play result above; with `exact_fraction` below 1, only that seeded share of the games
-//! is solved so far, the others to `exact_rest`, their positions between left out); (2) a first fit; (3) relabel the record positions above
-//! `exact_empties` by a `search_depth`-ply search with the first fit (and the bundled
-//! Multi-ProbCut table at `search_probcut`; with `theoretical_exact`, each game's position at 24
-//! empties keeps its theoretical score, exact); (3b) with `deviations` > 0, positions after a
-//! random move from a fraction of the record positions, labelled by the same search; (4)
-//! self-play games with the first fit, solved exactly from `self_play_exact` empties (with
-//! `self_play_search`, the positions before relabelled by the same search); (5) the final fit
-//! on (3) + (3b) + (4).
+//! is solved so far, the others to `exact_rest`, their positions between left out); (2) a first
+//! fit; (3) relabel the record positions above `exact_empties` by a `search_depth`-ply search
+//! with the first fit (and the bundled Multi-ProbCut table at `search_probcut`; with
+//! `theoretical_exact`, each game's position at 24 empties keeps its theoretical score, exact);
+//! (3b) with `deviations` > 0, positions after a random move from a fraction of the record
+//! positions, labelled by the same search; (4) self-play games with the first fit, solved exactly
+//! from `self_play_exact` empties (with `self_play_search`, the positions before relabelled by
+//! the same search); (5) the final fit on (3) + (3b) + (4).
 //!
 //! The run folder: `config.json`; `samples/part-NNNN.bin` (labelled positions, one file per
 //! 4,096 games, each written whole), `samples/search-NNNN.bin` (the same positions relabelled),
