@@ -100,16 +100,19 @@ pub struct PatternConfig {
     pub exact_fraction: f64,
     /// The other record games are solved exactly up to this many empties; their positions
     /// with more, up to `exact_empties`, are left out.
-    #[serde(default = "sixteen")]
+    #[serde(default = "default_exact_rest")]
     pub exact_rest: u32,
 }
+
+/// `exact_rest` when the command line does not give it.
+pub const DEFAULT_EXACT_REST: u32 = 16;
 
 fn one() -> f64 {
     1.0
 }
 
-fn sixteen() -> u32 {
-    16
+fn default_exact_rest() -> u32 {
+    DEFAULT_EXACT_REST
 }
 
 impl PatternConfig {

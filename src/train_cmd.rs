@@ -478,10 +478,9 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
             args.exact_empties
         ),
         Some(rest) => rest,
-        // With every game solved through the zone this is unused; 16 is also what a
-        // `config.json` from before the option reads as.
-        None if args.exact_fraction >= 1.0 => 16,
-        None => 16.min(args.exact_empties),
+        // `PatternConfig::exact_zone` caps it at --exact-empties; unused when every game is
+        // solved through the zone, and what a `config.json` from before the option reads as.
+        None => crate::patterns_cmd::DEFAULT_EXACT_REST,
     };
     Ok(crate::patterns_cmd::PatternConfig {
         wthor: args.wthor.clone(),
