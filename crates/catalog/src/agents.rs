@@ -235,6 +235,12 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 "`on` or `off`: play from the opening book, at random among moves within half a \
                  disc of the best (default: on from level 3)",
             ),
+            (
+                "weights",
+                "a pattern weight file (the patterns.bin of stonelab train patterns) for the \
+                 midgame instead of the bundled one; the bundled Multi-ProbCut table and book \
+                 stay (book=off plays the weights alone)",
+            ),
         ],
         Box::new(|spec, seed| {
             let bad = |key: &str, value: String, why: &str| search::SpecError::BadValue {
@@ -276,11 +282,12 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                     }
                 },
             };
-            let mut midgame = othello_engine::midgame::MidgameAgent::new(
-                othello_engine::pattern::bundled(),
-                depth,
-                time,
-            );
+            let eval = match spec.get::<String>("weights")? {
+                None => othello_engine::pattern::bundled(),
+                Some(path) => othello_engine::pattern::load(std::path::Path::new(&path))
+                    .map_err(|e| bad("weights", path.clone(), &e.to_string()))?,
+            };
+            let mut midgame = othello_engine::midgame::MidgameAgent::new(eval, depth, time);
             if let Some(t) = selectivity {
                 midgame = midgame.with_probcut(othello_engine::midgame::bundled_probcut(), t);
             }

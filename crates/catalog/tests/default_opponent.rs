@@ -307,3 +307,55 @@ fn othello_depth_takes_the_selectivity_of_its_level() {
     }
     assert!(selective_differs, "Multi-ProbCut never cut at depth 6");
 }
+
+/// `othello:weights=FILE` searches with a weight file from disk: the bundled file's bytes play
+/// exactly as the bundled evaluation, other weights play otherwise, and a file that is missing,
+/// not a weight file or too large is refused by name.
+#[test]
+fn othello_weights_from_a_file() {
+    use othello_engine::pattern::{PatternWeights, BUNDLED_BYTES, MAX_FILE_BYTES};
+    let dir = std::env::temp_dir().join(format!("stonelab-weights-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bundled = dir.join("bundled.bin");
+    std::fs::write(&bundled, BUNDLED_BYTES).expect("write");
+    let flat = dir.join("flat.bin");
+    let zeros = PatternWeights::zeros(2, 64).expect("zero weights");
+    std::fs::write(&flat, zeros.to_bytes()).expect("write");
+    let registry = Othello8::registry();
+    let mut pos = Othello8::new();
+    for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"] {
+        let mv: othello::Move = mv.parse().expect("move");
+        assert!(pos.legal_moves().contains(&mv), "{mv}");
+        pos = pos.play_unchecked(mv);
+    }
+    let decide = |spec: &str| {
+        let mut agent = registry.build(spec, 1).expect("agent");
+        let d = agent.select(&pos, &Budget::default()).expect("a move");
+        (d.mv, d.nodes, d.score)
+    };
+    let plain = decide("othello:depth=5,book=off");
+    let spec = format!("othello:depth=5,book=off,weights={}", bundled.display());
+    assert_eq!(decide(&spec), plain);
+    let spec = format!("othello:depth=5,book=off,weights={}", flat.display());
+    assert_ne!(decide(&spec), plain);
+
+    let garbage = dir.join("garbage.bin");
+    std::fs::write(&garbage, b"not weights").expect("write");
+    let large = dir.join("large.bin");
+    let file = std::fs::File::create(&large).expect("create");
+    file.set_len(MAX_FILE_BYTES + 1).expect("sparse file");
+    for (path, why) in [
+        (dir.join("missing.bin"), "cannot read"),
+        (garbage, "cut short"),
+        (large, "larger than"),
+        (dir.clone(), "not a regular file"),
+    ] {
+        let spec = format!("othello:weights={}", path.display());
+        let err = registry.build(&spec, 1).err().expect("refused").to_string();
+        assert!(
+            err.contains("weights") && err.contains(why),
+            "{spec}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -470,6 +470,22 @@ pub enum WeightsError {
     /// Bytes after the payload.
     #[error("{0} unexpected bytes after the weights")]
     Trailing(usize),
+    /// The file could not be read.
+    #[error("cannot read {path}: {why}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's reason.
+        why: String,
+    },
+    /// Larger than any weight file of this set.
+    #[error("{path} is larger than {limit} bytes: not a pattern weight file of this set")]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// The most bytes read.
+        limit: u64,
+    },
 }
 
 const MAGIC: &[u8; 8] = b"stonepat";
@@ -785,6 +801,70 @@ pub fn bundled() -> std::sync::Arc<PatternEval> {
         std::sync::Arc::new(PatternEval::new(&weights))
     });
     EVAL.clone()
+}
+
+/// The largest weight file read from disk: every stage of width 1 unpacked, with room to spare.
+pub const MAX_FILE_BYTES: u64 = 32 << 20;
+
+/// A weight file made by `stonelab train patterns`, read (at most [`MAX_FILE_BYTES`]), checked and
+/// expanded; each file is expanded once per process while it stays unchanged (same length and
+/// modification time), so agents built game after game share it.
+///
+/// # Errors
+/// [`WeightsError::Io`] when the file cannot be read, [`WeightsError::TooLarge`] past the limit,
+/// or what [`PatternWeights::from_bytes`] refuses.
+pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, WeightsError> {
+    use std::io::Read;
+    type Cache = std::collections::HashMap<
+        std::path::PathBuf,
+        (
+            u64,
+            Option<std::time::SystemTime>,
+            std::sync::Arc<PatternEval>,
+        ),
+    >;
+    static CACHE: LazyLock<std::sync::Mutex<Cache>> = LazyLock::new(Default::default);
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| WeightsError::Io {
+        path: shown.clone(),
+        why: e.to_string(),
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(WeightsError::Io {
+            path: shown,
+            why: "not a regular file".into(),
+        });
+    }
+    let stamp = (meta.len(), meta.modified().ok());
+    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if let Ok(cache) = CACHE.lock() {
+        if let Some((len, modified, eval)) = cache.get(&key) {
+            if (*len, *modified) == stamp {
+                return Ok(eval.clone());
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(WeightsError::TooLarge {
+            path: shown,
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    let eval = std::sync::Arc::new(PatternEval::new(&PatternWeights::from_bytes(&bytes)?));
+    if let Ok(mut cache) = CACHE.lock() {
+        // A handful of files at most in practice; never more than 8 kept.
+        if cache.len() >= 8 {
+            cache.clear();
+        }
+        cache.insert(key, (stamp.0, stamp.1, eval.clone()));
+    }
+    Ok(eval)
 }
 
 /// The compact columns a position touches (one per instance) and its global values: the

@@ -100,10 +100,23 @@ const LIMITS: [(&str, u64, &str); 3] = [
 ];
 
 /// Refuses specs the app does not run for the public (see [`LIMITS`]).
+/// Spec keys whose value is a path the agent reads.
+const FILE_KEYS: &[&str] = &["weights"];
+
 fn check_limits(spec: &str) -> Result<(), ApiError> {
     let Ok(parsed) = spec.parse::<search::Spec>() else {
         return Ok(()); // the registry reports the parse error
     };
+    // Keys that name a file on the server: a page may name models (`model=`, checked against the
+    // offered list below), never a path.
+    for key in FILE_KEYS {
+        if parsed.params.contains_key(*key) {
+            return Err(ApiError::bad_request(format!(
+                "{spec:?}: {key}= reads a file on the server, which the app does not allow \
+                 (it plays its bundled weights)"
+            )));
+        }
+    }
     for (key, max, what) in LIMITS {
         if let Some(value) = parsed.text(key) {
             if value.trim().parse::<u64>().is_ok_and(|v| v > max) {

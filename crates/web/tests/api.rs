@@ -124,9 +124,18 @@ async fn creating_games_validates_everything() {
             r#"{"game": "othello6", "seed": -1}"#,
             StatusCode::BAD_REQUEST,
         ),
+        // A page never names a file on the server.
+        (
+            r#"{"game": "othello8", "white": "othello:weights=/etc/passwd"}"#,
+            StatusCode::BAD_REQUEST,
+        ),
     ] {
         let (status, err) = call(&app, "POST", "/api/games", Some(body)).await;
         assert_eq!(status, want, "{body}: {err}");
+        if body.contains("weights=") {
+            let message = err["error"].as_str().unwrap_or_default();
+            assert!(message.contains("reads a file"), "{message}");
+        }
         assert!(
             err["error"].as_str().is_some_and(|m| !m.is_empty()),
             "{body}"
