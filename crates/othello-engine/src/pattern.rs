@@ -815,14 +815,10 @@ pub const MAX_FILE_BYTES: u64 = 32 << 20;
 /// or what [`PatternWeights::from_bytes`] refuses.
 pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, WeightsError> {
     use std::io::Read;
-    type Cache = std::collections::HashMap<
-        std::path::PathBuf,
-        (
-            u64,
-            Option<std::time::SystemTime>,
-            std::sync::Arc<PatternEval>,
-        ),
-    >;
+    /// A file's length and modification time: the cache's test that it is unchanged.
+    type Stamp = (u64, Option<std::time::SystemTime>);
+    type Cache =
+        std::collections::HashMap<std::path::PathBuf, (Stamp, std::sync::Arc<PatternEval>)>;
     static CACHE: LazyLock<std::sync::Mutex<Cache>> = LazyLock::new(Default::default);
     let shown = path.display().to_string();
     let io = |e: std::io::Error| WeightsError::Io {
@@ -837,11 +833,11 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
             why: "not a regular file".into(),
         });
     }
-    let stamp = (meta.len(), meta.modified().ok());
+    let stamp: Stamp = (meta.len(), meta.modified().ok());
     let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if let Ok(cache) = CACHE.lock() {
-        if let Some((len, modified, eval)) = cache.get(&key) {
-            if (*len, *modified) == stamp {
+        if let Some((seen, eval)) = cache.get(&key) {
+            if *seen == stamp {
                 return Ok(eval.clone());
             }
         }
@@ -862,7 +858,7 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
         if cache.len() >= 8 {
             cache.clear();
         }
-        cache.insert(key, (stamp.0, stamp.1, eval.clone()));
+        cache.insert(key, (stamp, eval.clone()));
     }
     Ok(eval)
 }

@@ -99,10 +99,10 @@ const LIMITS: [(&str, u64, &str); 3] = [
     ),
 ];
 
-/// Refuses specs the app does not run for the public (see [`LIMITS`]).
 /// Spec keys whose value is a path the agent reads.
 const FILE_KEYS: &[&str] = &["weights"];
 
+/// Refuses specs the app does not run for the public (see [`FILE_KEYS`] and [`LIMITS`]).
 fn check_limits(spec: &str) -> Result<(), ApiError> {
     let Ok(parsed) = spec.parse::<search::Spec>() else {
         return Ok(()); // the registry reports the parse error
