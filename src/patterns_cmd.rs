@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello::wthor::{parse_games, WthorGame};
-use othello_engine::pattern::{PatternEval, PatternWeights, PATTERN_SET, SET};
+use othello_engine::pattern::{Layout, PatternEval, PatternWeights};
 use othello_engine::train::{
     fit_stage, label_wthor, mean_abs_error, quantize, self_play, FitConfig, Sample, SelfPlayConfig,
     SAMPLE_LEN,
@@ -95,6 +95,9 @@ pub struct PatternConfig {
     /// of keeping their game's result.
     #[serde(default)]
     pub self_play_search: bool,
+    /// Fit pattern set 2 ([`Layout::EdgeMobility`]): the shapes plus the edge-mobility tables.
+    #[serde(default)]
+    pub edge_mobility: bool,
     /// The seeded fraction of the record games solved exactly through `exact_empties` (1: all).
     #[serde(default = "one")]
     pub exact_fraction: f64,
@@ -116,6 +119,16 @@ fn default_exact_rest() -> u32 {
 }
 
 impl PatternConfig {
+    /// The pattern set the run fits.
+    #[must_use]
+    pub fn layout(&self) -> Layout {
+        if self.edge_mobility {
+            Layout::EdgeMobility
+        } else {
+            Layout::Patterns
+        }
+    }
+
     /// Which record positions are solved exactly.
     #[must_use]
     pub fn exact_zone(&self) -> othello_engine::train::ExactZone {
@@ -344,8 +357,16 @@ fn fit_all(
     let mut weights = match fs::read(&fit_path) {
         Ok(bytes) => PatternWeights::from_bytes(&bytes)
             .with_context(|| format!("reading {}", fit_path.display()))?,
-        Err(_) => PatternWeights::zeros(config.stage_width, config.scale)?,
+        Err(_) => PatternWeights::zeros_for(config.layout(), config.stage_width, config.scale)?,
     };
+    if weights.layout != config.layout() {
+        bail!(
+            "{} holds pattern set {}, but this run fits set {}",
+            fit_path.display(),
+            weights.layout.id(),
+            config.layout().id()
+        );
+    }
     let mut rows = read_log(&log_path)?;
     if rows.len() > weights.stages() || rows.iter().enumerate().any(|(i, r)| r.stage != i) {
         bail!("{} does not match this run's stages", log_path.display());
@@ -367,6 +388,7 @@ fn fit_all(
         lambda: config.lambda,
         lambda_globals: config.lambda_globals,
         iterations: config.iterations,
+        layout: config.layout(),
         ..FitConfig::default()
     };
     let progress = bar(quiet, weights.stages() as u64, "stages fitted");
@@ -715,12 +737,12 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
         algo: "othello",
         game: "othello8",
         board_size: 8,
-        pattern_set: PATTERN_SET,
+        pattern_set: config.layout().id(),
         stage_width: config.stage_width,
         stages: weights.stages(),
         scale: config.scale,
         weights: "patterns.bin",
-        distinct_weights_per_stage: SET.stage_len(),
+        distinct_weights_per_stage: config.layout().stage_len(),
         samples: count,
         held_out_mae: rows
             .iter()
@@ -812,6 +834,7 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         deviations: 0.0,
         theoretical_exact: false,
         self_play_search: false,
+        edge_mobility: false,
         exact_fraction: 1.0,
         exact_rest: 0,
     })?;

@@ -318,6 +318,10 @@ pub struct TrainArgs {
     /// the records' search (--search-depth) instead of keeping their game's result.
     #[arg(long)]
     pub self_play_search: bool,
+    /// patterns: fit pattern set 2, the shapes plus tables of both sides' legal moves along
+    /// the edges (33,168 more weights a stage; see docs/othello-engine.md).
+    #[arg(long)]
+    pub edge_mobility: bool,
     /// patterns: empty squares per stage of weights.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=61))]
     pub stage_width: u8,
@@ -501,6 +505,7 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
         deviations: args.deviations,
         theoretical_exact: args.theoretical_exact,
         self_play_search: args.self_play_search,
+        edge_mobility: args.edge_mobility,
         exact_fraction: args.exact_fraction,
         exact_rest,
     })

@@ -21,6 +21,11 @@
 //! Globals (per stage, weights in the same units): a bias, odd empties, the mobility of each
 //! side, and the potential mobility (empty squares next to the other side's discs) of each side.
 //!
+//! Pattern set 2 ([`Layout::EdgeMobility`]) adds tables of the legal moves along the four edges,
+//! read from both sides' legal-move sets: each side's moves on an edge (8 bits, 136 weights each)
+//! and both sides' together (16 bits, 32,896 weights), an edge and its reverse sharing a weight.
+//! A linear evaluation cannot otherwise tell whether a side can play on an edge or take a corner.
+//!
 //! [`Features`] keeps every instance's index for both sides' views and updates them on each move
 //! (tested equal to [`Features::from_scratch`], the slow twin, on random games).
 //! [`PatternWeights`] is the versioned, checksummed file (`i16` weights, zero runs packed).
@@ -29,8 +34,147 @@ use std::sync::LazyLock;
 
 use othello::bitboard::{legal_moves, neighbours};
 
-/// The id of the pattern set defined here; a weight file for another set is refused.
+/// The id of the base pattern set (the shapes and globals; [`Layout::Patterns`]).
 pub const PATTERN_SET: u16 = 1;
+
+/// The id of the base set plus the edge-mobility tables ([`Layout::EdgeMobility`]).
+pub const EDGE_MOBILITY_SET: u16 = 2;
+
+/// Distinct readings of one side's legal moves on an edge (an edge and its reverse share one).
+pub const EDGE_DISTINCT: usize = 136;
+
+/// Distinct readings of both sides' legal moves on an edge (reversed together).
+pub const EDGE_JOINT_DISTINCT: usize = 32_896;
+
+/// Entries of the edge-mobility block of a stage (the same in the raw and compact layouts).
+pub const EDGE_BLOCK: usize = 2 * EDGE_DISTINCT + EDGE_JOINT_DISTINCT;
+
+/// Edge-mobility columns of a position: the mover's, the other side's and both sides' legal
+/// moves on each of the four edges.
+pub const EDGE_COLUMNS: usize = 12;
+
+/// The most training columns of a position ([`columns`]).
+pub const MAX_COLUMNS: usize = INSTANCES + EDGE_COLUMNS;
+
+/// What a weight file's stages hold: the pattern set it was trained for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Layout {
+    /// Set 1: the shapes, then the globals.
+    #[default]
+    Patterns,
+    /// Set 2: the shapes, the edge-mobility block, then the globals.
+    EdgeMobility,
+}
+
+impl Layout {
+    /// The set id stored in a weight file.
+    #[must_use]
+    pub fn id(self) -> u16 {
+        match self {
+            Layout::Patterns => PATTERN_SET,
+            Layout::EdgeMobility => EDGE_MOBILITY_SET,
+        }
+    }
+
+    /// The layout of a set id, if it is one of ours.
+    #[must_use]
+    pub fn from_id(id: u16) -> Option<Layout> {
+        match id {
+            PATTERN_SET => Some(Layout::Patterns),
+            EDGE_MOBILITY_SET => Some(Layout::EdgeMobility),
+            _ => None,
+        }
+    }
+
+    /// Entries of the edge-mobility block (0 without it).
+    #[must_use]
+    pub fn edge_block(self) -> usize {
+        match self {
+            Layout::Patterns => 0,
+            Layout::EdgeMobility => EDGE_BLOCK,
+        }
+    }
+
+    /// Weights per stage in a file of this layout: the distinct pattern weights, the edge block,
+    /// then the globals.
+    #[must_use]
+    pub fn stage_len(self) -> usize {
+        SET.compact_total + self.edge_block() + GLOBALS
+    }
+
+    /// Training columns per position ([`columns`]).
+    #[must_use]
+    pub fn columns(self) -> usize {
+        match self {
+            Layout::Patterns => INSTANCES,
+            Layout::EdgeMobility => MAX_COLUMNS,
+        }
+    }
+}
+
+/// Per 8-bit edge reading, its weight among the [`EDGE_DISTINCT`] (shared with its reverse).
+static EDGE_ONE: LazyLock<[u16; 256]> = LazyLock::new(|| {
+    let mut map = [u16::MAX; 256];
+    let mut next = 0;
+    for i in 0..256usize {
+        let c = i.min(usize::from((i as u8).reverse_bits()));
+        if map[c] == u16::MAX {
+            map[c] = next;
+            next += 1;
+        }
+        map[i] = map[c];
+    }
+    map
+});
+
+/// Per pair of edge readings (mover's low, other side's high), its weight among the
+/// [`EDGE_JOINT_DISTINCT`].
+static EDGE_JOINT: LazyLock<Vec<u16>> = LazyLock::new(|| {
+    let mut map = vec![u16::MAX; 1 << 16];
+    let mut next = 0;
+    for j in 0..1usize << 16 {
+        let (a, b) = (j as u8, (j >> 8) as u8);
+        let c = j.min(usize::from(a.reverse_bits()) | usize::from(b.reverse_bits()) << 8);
+        if map[c] == u16::MAX {
+            map[c] = next;
+            next += 1;
+        }
+        map[j] = map[c];
+    }
+    map
+});
+
+/// The four edges of a bitboard as bytes, each read from a corner: rank 1 (a1 first), rank 8
+/// (a8 first), file a (a1 first), file h (h1 first).
+#[inline(always)]
+#[must_use]
+pub fn edges(bits: u64) -> [usize; 4] {
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    // Moves square 8k of file a to bit 56 + k: the products never overlap, so nothing carries.
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    [
+        (bits & 0xff) as usize,
+        (bits >> 56) as usize,
+        ((bits & FILE_A).wrapping_mul(GATHER) >> 56) as usize,
+        (((bits >> 7) & FILE_A).wrapping_mul(GATHER) >> 56) as usize,
+    ]
+}
+
+/// The edge-mobility columns (offsets within the block) of the mover's legal moves `mine` and
+/// the other side's `theirs`.
+#[inline(always)]
+#[must_use]
+pub fn edge_columns(mine: u64, theirs: u64) -> [u32; EDGE_COLUMNS] {
+    let (one, joint) = (&*EDGE_ONE, &*EDGE_JOINT);
+    let (a, b) = (edges(mine), edges(theirs));
+    let mut out = [0u32; EDGE_COLUMNS];
+    for k in 0..4 {
+        out[k] = u32::from(one[a[k]]);
+        out[4 + k] = (EDGE_DISTINCT as u32) + u32::from(one[b[k]]);
+        out[8 + k] = (2 * EDGE_DISTINCT as u32) + u32::from(joint[a[k] | b[k] << 8]);
+    }
+    out
+}
 
 /// The number of pattern instances on the board.
 pub const INSTANCES: usize = 46;
@@ -319,7 +463,8 @@ impl PatternSet {
         }
     }
 
-    /// Entries per stage in a weight file: the distinct pattern weights, then the globals.
+    /// Entries per stage in a weight file of the base set ([`Layout::Patterns`]): the distinct
+    /// pattern weights, then the globals.
     #[must_use]
     pub fn stage_len(&self) -> usize {
         self.compact_total + GLOBALS
@@ -422,12 +567,24 @@ impl Features {
 #[inline(always)]
 #[must_use]
 pub fn globals(player: u64, opponent: u64) -> [i32; GLOBALS] {
+    globals_with(
+        player,
+        opponent,
+        legal_moves(player, opponent),
+        legal_moves(opponent, player),
+    )
+}
+
+/// [`globals`] from the two sides' legal-move sets already computed.
+#[inline(always)]
+#[must_use]
+pub fn globals_with(player: u64, opponent: u64, mine: u64, theirs: u64) -> [i32; GLOBALS] {
     let empty = !(player | opponent);
     [
         1,
         (empty.count_ones() & 1) as i32,
-        legal_moves(player, opponent).count_ones() as i32,
-        legal_moves(opponent, player).count_ones() as i32,
+        mine.count_ones() as i32,
+        theirs.count_ones() as i32,
         (neighbours(opponent) & empty).count_ones() as i32,
         (neighbours(player) & empty).count_ones() as i32,
     ]
@@ -446,7 +603,9 @@ pub enum WeightsError {
     #[error("format version {0} (this build reads version 1)")]
     Version(u16),
     /// Weights for another pattern set.
-    #[error("weights for pattern set {0} (this build has set {PATTERN_SET})")]
+    #[error(
+        "weights for pattern set {0} (this build reads sets {PATTERN_SET} and {EDGE_MOBILITY_SET})"
+    )]
     Set(u16),
     /// A stage layout that does not cover the game.
     #[error("{0}")]
@@ -513,11 +672,13 @@ const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
 /// zeros is written as −32768 and its length (u16).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PatternWeights {
+    /// The pattern set the weights are for (the file's set id).
+    pub layout: Layout,
     /// Empty-square counts per stage.
     pub width: u8,
     /// Weight units per disc.
     pub scale: u16,
-    /// `stages × stage_len` weights.
+    /// `stages × layout.stage_len()` weights.
     pub weights: Vec<i16>,
 }
 
@@ -527,6 +688,18 @@ impl PatternWeights {
     /// # Errors
     /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale of 0.
     pub fn zeros(width: u8, scale: u16) -> Result<PatternWeights, WeightsError> {
+        Self::zeros_for(Layout::Patterns, width, scale)
+    }
+
+    /// All-zero weights of `layout` with stages of `width` empties (1..=61).
+    ///
+    /// # Errors
+    /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale of 0.
+    pub fn zeros_for(
+        layout: Layout,
+        width: u8,
+        scale: u16,
+    ) -> Result<PatternWeights, WeightsError> {
         let stages = Self::stages_for(width)?;
         if scale == 0 {
             return Err(WeightsError::Stages(
@@ -534,9 +707,10 @@ impl PatternWeights {
             ));
         }
         Ok(PatternWeights {
+            layout,
             width,
             scale,
-            weights: vec![0; stages * SET.stage_len()],
+            weights: vec![0; stages * layout.stage_len()],
         })
     }
 
@@ -564,7 +738,7 @@ impl PatternWeights {
     /// One stage's weights.
     #[must_use]
     pub fn stage_weights(&self, stage: usize) -> &[i16] {
-        let n = SET.stage_len();
+        let n = self.layout.stage_len();
         &self.weights[stage * n..(stage + 1) * n]
     }
 
@@ -595,7 +769,7 @@ impl PatternWeights {
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);
         header[8..10].copy_from_slice(&VERSION.to_le_bytes());
-        header[10..12].copy_from_slice(&PATTERN_SET.to_le_bytes());
+        header[10..12].copy_from_slice(&self.layout.id().to_le_bytes());
         header[12] = self.width;
         header[13] = self.stages() as u8;
         header[14..16].copy_from_slice(&self.scale.to_le_bytes());
@@ -624,9 +798,7 @@ impl PatternWeights {
             return Err(WeightsError::Version(version));
         }
         let set = u16_at(10);
-        if set != PATTERN_SET {
-            return Err(WeightsError::Set(set));
-        }
+        let layout = Layout::from_id(set).ok_or(WeightsError::Set(set))?;
         let width = header[12];
         let stages = Self::stages_for(width)?;
         if header[13] as usize != stages {
@@ -657,7 +829,7 @@ impl PatternWeights {
         if stored != computed {
             return Err(WeightsError::Checksum { stored, computed });
         }
-        let expected = stages * SET.stage_len();
+        let expected = stages * layout.stage_len();
         let mut weights = Vec::with_capacity(expected);
         let mut chunks = payload.chunks(2);
         while let Some(c) = chunks.next() {
@@ -692,6 +864,7 @@ impl PatternWeights {
             });
         }
         Ok(PatternWeights {
+            layout,
             width,
             scale,
             weights,
@@ -704,9 +877,13 @@ impl PatternWeights {
 pub struct PatternEval {
     width: u32,
     scale: i32,
-    /// Per stage `raw_total + GLOBALS` entries.
+    /// Whether the stages carry the edge-mobility block ([`Layout::EdgeMobility`]).
+    edge_mobility: bool,
+    /// Per stage `raw_total` pattern entries, the edge block (if any), then `GLOBALS`.
     raw: Vec<i16>,
     stride: usize,
+    /// Where a stage's globals start.
+    globals_at: usize,
 }
 
 impl PatternEval {
@@ -714,7 +891,9 @@ impl PatternEval {
     #[must_use]
     pub fn new(weights: &PatternWeights) -> PatternEval {
         let set = &*SET;
-        let stride = set.raw_total + GLOBALS;
+        let block = weights.layout.edge_block();
+        let globals_at = set.raw_total + block;
+        let stride = globals_at + GLOBALS;
         let mut raw = vec![0i16; weights.stages() * stride];
         for stage in 0..weights.stages() {
             let w = weights.stage_weights(stage);
@@ -724,13 +903,16 @@ impl PatternEval {
                     out[shape.raw_offset + r] = w[shape.compact_offset + c as usize];
                 }
             }
+            // The edge block and the globals keep their order (the block has no raw form).
             out[set.raw_total..].copy_from_slice(&w[set.compact_total..]);
         }
         PatternEval {
             width: u32::from(weights.width),
             scale: i32::from(weights.scale),
+            edge_mobility: block > 0,
             raw,
             stride,
+            globals_at,
         }
     }
 
@@ -738,6 +920,16 @@ impl PatternEval {
     #[must_use]
     pub fn scale(&self) -> i32 {
         self.scale
+    }
+
+    /// The pattern set of the weights.
+    #[must_use]
+    pub fn layout(&self) -> Layout {
+        if self.edge_mobility {
+            Layout::EdgeMobility
+        } else {
+            Layout::Patterns
+        }
     }
 
     /// The value of the position for the side to move, in `1/scale` discs, from its features.
@@ -755,8 +947,15 @@ impl PatternEval {
         for i in 0..INSTANCES {
             sum += i32::from(w[set.instance_offset[i] as usize + idx[i] as usize]);
         }
-        let g = globals(player, opponent);
-        let gw = &w[set.raw_total..];
+        let (mine, theirs) = (legal_moves(player, opponent), legal_moves(opponent, player));
+        if self.edge_mobility {
+            let block = &w[set.raw_total..];
+            for c in edge_columns(mine, theirs) {
+                sum += i32::from(block[c as usize]);
+            }
+        }
+        let g = globals_with(player, opponent, mine, theirs);
+        let gw = &w[self.globals_at..];
         for k in 0..GLOBALS {
             sum += i32::from(gw[k]) * g[k];
         }
@@ -863,17 +1062,25 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
     Ok(eval)
 }
 
-/// The compact columns a position touches (one per instance) and its global values: the
-/// training view of the evaluation (`value = Σ w[column] + Σ w_g · g`).
+/// The compact columns a position touches under `layout` (one per instance, then with
+/// [`Layout::EdgeMobility`] the [`EDGE_COLUMNS`] after the patterns; `layout.columns()` of the
+/// array are used, the rest are 0) and its global values: the training view of the evaluation
+/// (`value = Σ w[column] + Σ w_g · g`, the globals at `compact_total + layout.edge_block()`).
 #[must_use]
-pub fn columns(player: u64, opponent: u64) -> ([u32; INSTANCES], [i32; GLOBALS]) {
+pub fn columns(layout: Layout, player: u64, opponent: u64) -> ([u32; MAX_COLUMNS], [i32; GLOBALS]) {
     let set = &*SET;
     let f = Features::from_scratch(player, opponent);
-    let mut cols = [0u32; INSTANCES];
-    for (i, c) in cols.iter_mut().enumerate() {
+    let mut cols = [0u32; MAX_COLUMNS];
+    for (i, c) in cols.iter_mut().enumerate().take(INSTANCES) {
         *c = set.column(i, f.mover()[i]);
     }
-    (cols, globals(player, opponent))
+    let (mine, theirs) = (legal_moves(player, opponent), legal_moves(opponent, player));
+    if layout == Layout::EdgeMobility {
+        for (c, e) in cols[INSTANCES..].iter_mut().zip(edge_columns(mine, theirs)) {
+            *c = set.compact_total as u32 + e;
+        }
+    }
+    (cols, globals_with(player, opponent, mine, theirs))
 }
 
 #[cfg(test)]

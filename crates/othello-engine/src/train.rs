@@ -18,7 +18,7 @@ use othello::wthor::WthorGame;
 use othello::Othello8;
 use rayon::prelude::*;
 
-use crate::pattern::{columns, PatternWeights, GLOBALS, INSTANCES, SET};
+use crate::pattern::{columns, Layout, PatternWeights, GLOBALS, MAX_COLUMNS, SET};
 use crate::Solver;
 
 /// One labelled position.
@@ -404,6 +404,8 @@ pub struct FitConfig {
     pub iterations: usize,
     /// Stop when the residual norm falls below this fraction of the start's.
     pub tolerance: f64,
+    /// The pattern set to fit (its columns and stage length).
+    pub layout: Layout,
 }
 
 impl Default for FitConfig {
@@ -413,42 +415,55 @@ impl Default for FitConfig {
             lambda_globals: 1.0,
             iterations: 300,
             tolerance: 1e-4,
+            layout: Layout::Patterns,
         }
     }
 }
 
 /// One stage's design: per sample its pattern columns, global values and target.
 struct Design {
-    cols: Vec<[u32; INSTANCES]>,
+    /// `per` columns a sample, flat.
+    cols: Vec<u32>,
+    per: usize,
+    /// Where the globals' weights start.
+    base: usize,
     globals: Vec<[f32; GLOBALS]>,
     y: Vec<f32>,
 }
 
 impl Design {
-    fn new(samples: &[Sample]) -> Design {
+    fn new(samples: &[Sample], layout: Layout) -> Design {
+        let per = layout.columns();
         let mut d = Design {
-            cols: Vec::with_capacity(samples.len()),
+            cols: Vec::with_capacity(samples.len() * per),
+            per,
+            base: SET.compact_total + layout.edge_block(),
             globals: Vec::with_capacity(samples.len()),
             y: Vec::with_capacity(samples.len()),
         };
-        let rows: Vec<_> = samples
+        let rows: Vec<([u32; MAX_COLUMNS], [f32; GLOBALS], f32)> = samples
             .par_iter()
             .map(|s| {
-                let (c, g) = columns(s.player, s.opponent);
+                let (c, g) = columns(layout, s.player, s.opponent);
                 (c, g.map(|v| v as f32), f32::from(s.score))
             })
             .collect();
         for (c, g, y) in rows {
-            d.cols.push(c);
+            d.cols.extend_from_slice(&c[..per]);
             d.globals.push(g);
             d.y.push(y);
         }
         d
     }
 
+    /// Sample `i`'s columns.
+    fn row(&self, i: usize) -> &[u32] {
+        &self.cols[i * self.per..(i + 1) * self.per]
+    }
+
     fn predict(&self, w: &[f64], i: usize) -> f64 {
-        let base = SET.compact_total;
-        let mut p: f64 = self.cols[i].iter().map(|&c| w[c as usize]).sum();
+        let base = self.base;
+        let mut p: f64 = self.row(i).iter().map(|&c| w[c as usize]).sum();
         for k in 0..GLOBALS {
             p += w[base + k] * f64::from(self.globals[i][k]);
         }
@@ -458,9 +473,9 @@ impl Design {
     /// `out = Xᵀ v` for a per-sample vector `v`.
     fn scatter(&self, v: &[f64], out: &mut [f64]) {
         out.fill(0.0);
-        let base = SET.compact_total;
+        let base = self.base;
         for (i, &vi) in v.iter().enumerate() {
-            for &c in &self.cols[i] {
+            for &c in self.row(i) {
                 out[c as usize] += vi;
             }
             for k in 0..GLOBALS {
@@ -490,8 +505,8 @@ pub struct StageFit {
 /// Fits one stage's weights to `samples` (all from that stage, none held out).
 #[must_use]
 pub fn fit_stage(samples: &[Sample], config: &FitConfig) -> StageFit {
-    let n = SET.stage_len();
-    let base = SET.compact_total;
+    let n = config.layout.stage_len();
+    let base = SET.compact_total + config.layout.edge_block();
     let mut w = vec![0.0f64; n];
     if samples.is_empty() {
         return StageFit {
@@ -499,7 +514,7 @@ pub fn fit_stage(samples: &[Sample], config: &FitConfig) -> StageFit {
             iterations: 0,
         };
     }
-    let d = Design::new(samples);
+    let d = Design::new(samples, config.layout);
     let penalty: Vec<f64> = (0..n)
         .map(|j| {
             if j < base {
@@ -512,7 +527,7 @@ pub fn fit_stage(samples: &[Sample], config: &FitConfig) -> StageFit {
     // Jacobi preconditioner: diag(XᵀX) + λ.
     let mut diag = penalty.clone();
     for i in 0..d.y.len() {
-        for &c in &d.cols[i] {
+        for &c in d.row(i) {
             diag[c as usize] += 1.0;
         }
         for k in 0..GLOBALS {
@@ -570,7 +585,7 @@ pub fn fit_stage(samples: &[Sample], config: &FitConfig) -> StageFit {
 
 /// Writes a stage's weights (discs) into `out` as `i16` units of `1/scale` disc, clamped.
 pub fn quantize(weights: &[f64], scale: u16, stage: usize, out: &mut PatternWeights) {
-    let n = SET.stage_len();
+    let n = out.layout.stage_len();
     for (j, &w) in weights.iter().enumerate().take(n) {
         let q = (w * f64::from(scale)).round().clamp(-32767.0, 32767.0);
         out.weights[stage * n + j] = q as i16;

@@ -1,17 +1,21 @@
 //! The pattern evaluation against its slow twins: incremental feature updates against features
 //! computed from scratch on random games, the same value on all 8 symmetric boards, the raw
-//! tables against the compact columns, and the weight file's round trip and refusals.
+//! tables against the compact columns, the edge readings against square-by-square ones, and the
+//! weight file's round trip and refusals (both pattern sets).
 
 use game::Game;
 use othello::{Move, Othello8};
 use othello_engine::pattern::{
-    columns, globals, Features, PatternEval, PatternWeights, WeightsError, GLOBALS, SET,
+    columns, edge_columns, edges, globals, Features, Layout, PatternEval, PatternWeights,
+    WeightsError, EDGE_DISTINCT, EDGE_JOINT_DISTINCT, GLOBALS, SET,
 };
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-fn random_weights(rng: &mut ChaCha8Rng, width: u8) -> PatternWeights {
-    let mut w = PatternWeights::zeros(width, 64).expect("a valid layout");
+const LAYOUTS: [Layout; 2] = [Layout::Patterns, Layout::EdgeMobility];
+
+fn random_weights(rng: &mut ChaCha8Rng, width: u8, layout: Layout) -> PatternWeights {
+    let mut w = PatternWeights::zeros_for(layout, width, 64).expect("a valid layout");
     for x in &mut w.weights {
         // A mix of zeros (runs) and values, the extremes included.
         *x = match rng.random_range(0..10) {
@@ -89,7 +93,14 @@ fn transform(bits: u64, s: usize) -> u64 {
 #[test]
 fn the_value_is_the_same_on_all_symmetric_boards() {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let eval = PatternEval::new(&random_weights(&mut rng, 2));
+    for layout in LAYOUTS {
+        let eval = PatternEval::new(&random_weights(&mut rng, 2, layout));
+        assert_eq!(eval.layout(), layout);
+        symmetric_values(&eval);
+    }
+}
+
+fn symmetric_values(eval: &PatternEval) {
     for pos in random_positions(40, 3) {
         let (p, o) = (pos.player(), pos.opponent());
         let value = eval.evaluate_position(p, o);
@@ -107,27 +118,88 @@ fn the_value_is_the_same_on_all_symmetric_boards() {
 #[test]
 fn raw_tables_agree_with_the_compact_columns() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let weights = random_weights(&mut rng, 4);
-    let eval = PatternEval::new(&weights);
-    let n = SET.stage_len();
-    for pos in random_positions(30, 9) {
-        let (p, o) = (pos.player(), pos.opponent());
-        let stage = weights.stage(pos.empty().count_ones());
-        let w = &weights.weights[stage * n..(stage + 1) * n];
-        let (cols, g) = columns(p, o);
-        let mut slow: i32 = cols.iter().map(|&c| i32::from(w[c as usize])).sum();
-        for k in 0..GLOBALS {
-            slow += i32::from(w[SET.compact_total + k]) * g[k];
+    for layout in LAYOUTS {
+        let weights = random_weights(&mut rng, 4, layout);
+        let eval = PatternEval::new(&weights);
+        let n = layout.stage_len();
+        let base = SET.compact_total + layout.edge_block();
+        for pos in random_positions(30, 9) {
+            let (p, o) = (pos.player(), pos.opponent());
+            let stage = weights.stage(pos.empty().count_ones());
+            let w = &weights.weights[stage * n..(stage + 1) * n];
+            let (cols, g) = columns(layout, p, o);
+            let used = &cols[..layout.columns()];
+            let mut slow: i32 = used.iter().map(|&c| i32::from(w[c as usize])).sum();
+            for k in 0..GLOBALS {
+                slow += i32::from(w[base + k]) * g[k];
+            }
+            assert_eq!(eval.evaluate_position(p, o), slow);
+            assert_eq!(g, globals(p, o));
         }
-        assert_eq!(eval.evaluate_position(p, o), slow);
-        assert_eq!(g, globals(p, o));
     }
+}
+
+/// The four edges read square by square, each from the corner `edges` starts at.
+fn edges_slow(bits: u64) -> [usize; 4] {
+    let lines: [[u32; 8]; 4] = [
+        [0, 1, 2, 3, 4, 5, 6, 7],
+        [56, 57, 58, 59, 60, 61, 62, 63],
+        [0, 8, 16, 24, 32, 40, 48, 56],
+        [7, 15, 23, 31, 39, 47, 55, 63],
+    ];
+    lines.map(|line| {
+        line.iter()
+            .enumerate()
+            .map(|(k, &sq)| ((bits >> sq & 1) as usize) << k)
+            .sum()
+    })
+}
+
+#[test]
+fn edge_readings_match_the_squares_and_share_weights_with_their_reverse() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    for _ in 0..10_000 {
+        let bits: u64 = rng.random();
+        assert_eq!(edges(bits), edges_slow(bits), "{bits:#018x}");
+    }
+    // One side's reading of rank 1 (the first column): a reading and its reverse share a
+    // weight, and nothing else does.
+    let one = |a: u8| edge_columns(u64::from(a), 0)[0];
+    let mut seen = std::collections::HashSet::new();
+    for a in 0..=255u8 {
+        assert_eq!(one(a), one(a.reverse_bits()));
+        seen.insert(one(a));
+        for b in 0..=255u8 {
+            if b != a && b != a.reverse_bits() {
+                assert_ne!(one(a), one(b), "{a:08b} and {b:08b}");
+            }
+        }
+    }
+    assert_eq!(seen.len(), EDGE_DISTINCT);
+    // The other side's and the joint readings, offset after the mover's.
+    let mut joint = std::collections::HashSet::new();
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            let c = edge_columns(u64::from(a), u64::from(b));
+            assert_eq!(c[4], EDGE_DISTINCT as u32 + one(b));
+            let r = edge_columns(u64::from(a.reverse_bits()), u64::from(b.reverse_bits()));
+            assert_eq!(c[8], r[8]);
+            assert!((c[8] as usize) >= 2 * EDGE_DISTINCT);
+            joint.insert(c[8]);
+        }
+    }
+    assert_eq!(joint.len(), EDGE_JOINT_DISTINCT);
 }
 
 #[test]
 fn weight_files_round_trip_and_bad_files_are_refused() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let weights = random_weights(&mut rng, 3);
+    let edge_weights = random_weights(&mut rng, 5, Layout::EdgeMobility);
+    assert_eq!(
+        PatternWeights::from_bytes(&edge_weights.to_bytes()),
+        Ok(edge_weights.clone())
+    );
+    let weights = random_weights(&mut rng, 3, Layout::Patterns);
     let bytes = weights.to_bytes();
     assert_eq!(PatternWeights::from_bytes(&bytes), Ok(weights.clone()));
     // Zero runs pack: half the weights are zero.
@@ -147,8 +219,17 @@ fn weight_files_round_trip_and_bad_files_are_refused() {
         Err(WeightsError::Version(9))
     );
     let mut bad = bytes.clone();
-    bad[10] = 2;
-    assert_eq!(PatternWeights::from_bytes(&bad), Err(WeightsError::Set(2)));
+    bad[10] = 3;
+    assert_eq!(PatternWeights::from_bytes(&bad), Err(WeightsError::Set(3)));
+    // Set-1 weights relabelled set 2 (checksum fixed) hold too few values.
+    let relabelled = PatternWeights {
+        layout: Layout::EdgeMobility,
+        ..weights.clone()
+    };
+    assert!(matches!(
+        PatternWeights::from_bytes(&relabelled.to_bytes()),
+        Err(WeightsError::Length { .. })
+    ));
     let mut bad = bytes.clone();
     bad[12] = 0;
     assert!(matches!(

@@ -5,7 +5,7 @@
 use game::{Color, Game};
 use othello::Othello8;
 use othello_engine::midgame::ProbCut;
-use othello_engine::pattern::{PatternEval, PatternWeights, SET};
+use othello_engine::pattern::{Layout, PatternEval, PatternWeights};
 use othello_engine::train::{
     deviations, fit_probcut, fit_stage, label_game, quantize, search_labels, FitConfig,
     ProbCutPair, Sample, SAMPLE_LEN,
@@ -27,10 +27,16 @@ fn random_game(rng: &mut ChaCha8Rng) -> Vec<Othello8> {
 
 #[test]
 fn a_stage_fit_recovers_an_evaluation_it_was_shown() {
+    for layout in [Layout::Patterns, Layout::EdgeMobility] {
+        stage_fit_recovers(layout);
+    }
+}
+
+fn stage_fit_recovers(layout: Layout) {
     // A hidden evaluation: random weights on one stage; targets are its values (rounded to
     // discs, like real labels). The fit must predict the targets far better than their spread.
     let mut rng = ChaCha8Rng::seed_from_u64(4);
-    let mut hidden = PatternWeights::zeros(61, 64).expect("one stage");
+    let mut hidden = PatternWeights::zeros_for(layout, 61, 64).expect("one stage");
     for w in &mut hidden.weights {
         *w = rng.random_range(-64..=64);
     }
@@ -64,10 +70,11 @@ fn a_stage_fit_recovers_an_evaluation_it_was_shown() {
             lambda_globals: 0.01,
             iterations: 500,
             tolerance: 1e-8,
+            layout,
         },
     );
-    assert_eq!(fit.weights.len(), SET.stage_len());
-    let mut learned = PatternWeights::zeros(61, 64).expect("one stage");
+    assert_eq!(fit.weights.len(), layout.stage_len());
+    let mut learned = PatternWeights::zeros_for(layout, 61, 64).expect("one stage");
     quantize(&fit.weights, 64, 0, &mut learned);
     let learned = PatternEval::new(&learned);
     let error = samples
@@ -80,7 +87,7 @@ fn a_stage_fit_recovers_an_evaluation_it_was_shown() {
         / samples.len() as f64;
     assert!(
         error < spread / 10.0,
-        "fit error {error:.2} discs against a spread of {spread:.2}"
+        "{layout:?}: fit error {error:.2} discs against a spread of {spread:.2}"
     );
 }
 
