@@ -122,11 +122,7 @@ impl PatternConfig {
     /// The pattern set the run fits.
     #[must_use]
     pub fn layout(&self) -> Layout {
-        if self.edge_mobility {
-            Layout::EdgeMobility
-        } else {
-            Layout::Patterns
-        }
+        Layout::with_edge_mobility(self.edge_mobility)
     }
 
     /// Which record positions are solved exactly.

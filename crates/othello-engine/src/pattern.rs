@@ -102,6 +102,16 @@ impl Layout {
         SET.compact_total + self.edge_block() + GLOBALS
     }
 
+    /// Set 2 when `edge_mobility`, else set 1.
+    #[must_use]
+    pub fn with_edge_mobility(edge_mobility: bool) -> Layout {
+        if edge_mobility {
+            Layout::EdgeMobility
+        } else {
+            Layout::Patterns
+        }
+    }
+
     /// Training columns per position ([`columns`]).
     #[must_use]
     pub fn columns(self) -> usize {
@@ -112,12 +122,13 @@ impl Layout {
     }
 }
 
-/// Per 8-bit edge reading, its weight among the [`EDGE_DISTINCT`] (shared with its reverse).
-static EDGE_ONE: LazyLock<[u16; 256]> = LazyLock::new(|| {
-    let mut map = [u16::MAX; 256];
+/// Numbers the readings `0..n` so that a reading and its `reverse` share a number, in order of
+/// the smaller of the two.
+fn number_with_reverse(n: usize, reverse: impl Fn(usize) -> usize) -> Vec<u16> {
+    let mut map = vec![u16::MAX; n];
     let mut next = 0;
-    for i in 0..256usize {
-        let c = i.min(usize::from((i as u8).reverse_bits()));
+    for i in 0..n {
+        let c = i.min(reverse(i));
         if map[c] == u16::MAX {
             map[c] = next;
             next += 1;
@@ -125,23 +136,18 @@ static EDGE_ONE: LazyLock<[u16; 256]> = LazyLock::new(|| {
         map[i] = map[c];
     }
     map
-});
+}
 
-/// Per pair of edge readings (mover's low, other side's high), its weight among the
-/// [`EDGE_JOINT_DISTINCT`].
+/// Per 8-bit edge reading, its weight among the [`EDGE_DISTINCT`] (shared with its reverse).
+static EDGE_ONE: LazyLock<Vec<u16>> =
+    LazyLock::new(|| number_with_reverse(256, |i| usize::from((i as u8).reverse_bits())));
+
+/// Per pair of edge readings (mover's low byte, other side's high byte), its weight among the
+/// [`EDGE_JOINT_DISTINCT`] (the two reversed together).
 static EDGE_JOINT: LazyLock<Vec<u16>> = LazyLock::new(|| {
-    let mut map = vec![u16::MAX; 1 << 16];
-    let mut next = 0;
-    for j in 0..1usize << 16 {
-        let (a, b) = (j as u8, (j >> 8) as u8);
-        let c = j.min(usize::from(a.reverse_bits()) | usize::from(b.reverse_bits()) << 8);
-        if map[c] == u16::MAX {
-            map[c] = next;
-            next += 1;
-        }
-        map[j] = map[c];
-    }
-    map
+    number_with_reverse(1 << 16, |j| {
+        usize::from((j as u8).reverse_bits()) | usize::from(((j >> 8) as u8).reverse_bits()) << 8
+    })
 });
 
 /// The four edges of a bitboard as bytes, each read from a corner: rank 1 (a1 first), rank 8
@@ -877,8 +883,8 @@ impl PatternWeights {
 pub struct PatternEval {
     width: u32,
     scale: i32,
-    /// Whether the stages carry the edge-mobility block ([`Layout::EdgeMobility`]).
-    edge_mobility: bool,
+    /// The pattern set: with [`Layout::EdgeMobility`] the stages carry the edge block.
+    layout: Layout,
     /// Per stage `raw_total` pattern entries, the edge block (if any), then `GLOBALS`.
     raw: Vec<i16>,
     stride: usize,
@@ -909,7 +915,7 @@ impl PatternEval {
         PatternEval {
             width: u32::from(weights.width),
             scale: i32::from(weights.scale),
-            edge_mobility: block > 0,
+            layout: weights.layout,
             raw,
             stride,
             globals_at,
@@ -925,11 +931,7 @@ impl PatternEval {
     /// The pattern set of the weights.
     #[must_use]
     pub fn layout(&self) -> Layout {
-        if self.edge_mobility {
-            Layout::EdgeMobility
-        } else {
-            Layout::Patterns
-        }
+        self.layout
     }
 
     /// The value of the position for the side to move, in `1/scale` discs, from its features.
@@ -948,7 +950,7 @@ impl PatternEval {
             sum += i32::from(w[set.instance_offset[i] as usize + idx[i] as usize]);
         }
         let (mine, theirs) = (legal_moves(player, opponent), legal_moves(opponent, player));
-        if self.edge_mobility {
+        if self.layout == Layout::EdgeMobility {
             let block = &w[set.raw_total..];
             for c in edge_columns(mine, theirs) {
                 sum += i32::from(block[c as usize]);
