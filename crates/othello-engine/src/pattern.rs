@@ -95,11 +95,17 @@ impl Layout {
         }
     }
 
+    /// Where a stage's globals start among its weights (after the patterns and the edge block).
+    #[must_use]
+    pub fn globals_offset(self) -> usize {
+        SET.compact_total + self.edge_block()
+    }
+
     /// Weights per stage in a file of this layout: the distinct pattern weights, the edge block,
     /// then the globals.
     #[must_use]
     pub fn stage_len(self) -> usize {
-        SET.compact_total + self.edge_block() + GLOBALS
+        self.globals_offset() + GLOBALS
     }
 
     /// Set 2 when `edge_mobility`, else set 1.
@@ -467,13 +473,6 @@ impl PatternSet {
             by_square_len,
             instance_offset,
         }
-    }
-
-    /// Entries per stage in a weight file of the base set ([`Layout::Patterns`]): the distinct
-    /// pattern weights, then the globals.
-    #[must_use]
-    pub fn stage_len(&self) -> usize {
-        self.compact_total + GLOBALS
     }
 
     /// The column of instance `i` at raw index `raw` in a stage's compact weights.
@@ -1067,7 +1066,7 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
 /// The compact columns a position touches under `layout` (one per instance, then with
 /// [`Layout::EdgeMobility`] the [`EDGE_COLUMNS`] after the patterns; `layout.columns()` of the
 /// array are used, the rest are 0) and its global values: the training view of the evaluation
-/// (`value = Σ w[column] + Σ w_g · g`, the globals at `compact_total + layout.edge_block()`).
+/// (`value = Σ w[column] + Σ w_g · g`, the globals at [`Layout::globals_offset`]).
 #[must_use]
 pub fn columns(layout: Layout, player: u64, opponent: u64) -> ([u32; MAX_COLUMNS], [i32; GLOBALS]) {
     let set = &*SET;

@@ -18,7 +18,7 @@ use othello::wthor::WthorGame;
 use othello::Othello8;
 use rayon::prelude::*;
 
-use crate::pattern::{columns, Layout, PatternWeights, GLOBALS, MAX_COLUMNS, SET};
+use crate::pattern::{columns, Layout, PatternWeights, GLOBALS};
 use crate::Solver;
 
 /// One labelled position.
@@ -434,26 +434,24 @@ struct Design {
 impl Design {
     fn new(samples: &[Sample], layout: Layout) -> Design {
         let per = layout.columns();
-        let mut d = Design {
-            cols: Vec::with_capacity(samples.len() * per),
+        // Filled in place: no per-sample rows held beside the design.
+        let mut cols = vec![0u32; samples.len() * per];
+        let mut globals = vec![[0f32; GLOBALS]; samples.len()];
+        cols.par_chunks_mut(per)
+            .zip(globals.par_iter_mut())
+            .zip(samples.par_iter())
+            .for_each(|((row, g), s)| {
+                let (c, v) = columns(layout, s.player, s.opponent);
+                row.copy_from_slice(&c[..per]);
+                *g = v.map(|x| x as f32);
+            });
+        Design {
+            cols,
             per,
-            base: SET.compact_total + layout.edge_block(),
-            globals: Vec::with_capacity(samples.len()),
-            y: Vec::with_capacity(samples.len()),
-        };
-        let rows: Vec<([u32; MAX_COLUMNS], [f32; GLOBALS], f32)> = samples
-            .par_iter()
-            .map(|s| {
-                let (c, g) = columns(layout, s.player, s.opponent);
-                (c, g.map(|v| v as f32), f32::from(s.score))
-            })
-            .collect();
-        for (c, g, y) in rows {
-            d.cols.extend_from_slice(&c[..per]);
-            d.globals.push(g);
-            d.y.push(y);
+            base: layout.globals_offset(),
+            globals,
+            y: samples.iter().map(|s| f32::from(s.score)).collect(),
         }
-        d
     }
 
     /// Sample `i`'s columns.
@@ -506,7 +504,7 @@ pub struct StageFit {
 #[must_use]
 pub fn fit_stage(samples: &[Sample], config: &FitConfig) -> StageFit {
     let n = config.layout.stage_len();
-    let base = SET.compact_total + config.layout.edge_block();
+    let base = config.layout.globals_offset();
     let mut w = vec![0.0f64; n];
     if samples.is_empty() {
         return StageFit {

@@ -7,7 +7,7 @@ use game::Game;
 use othello::{Move, Othello8};
 use othello_engine::pattern::{
     columns, edge_columns, edges, globals, Features, Layout, PatternEval, PatternWeights,
-    WeightsError, EDGE_DISTINCT, EDGE_JOINT_DISTINCT, GLOBALS, SET,
+    WeightsError, EDGE_DISTINCT, EDGE_JOINT_DISTINCT, GLOBALS,
 };
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
@@ -122,7 +122,7 @@ fn raw_tables_agree_with_the_compact_columns() {
         let weights = random_weights(&mut rng, 4, layout);
         let eval = PatternEval::new(&weights);
         let n = layout.stage_len();
-        let base = SET.compact_total + layout.edge_block();
+        let base = layout.globals_offset();
         for pos in random_positions(30, 9) {
             let (p, o) = (pos.player(), pos.opponent());
             let stage = weights.stage(pos.empty().count_ones());
