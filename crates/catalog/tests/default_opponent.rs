@@ -203,7 +203,9 @@ fn default_othello8_opponent_falls_back_to_alpha_beta_in_time() {
 }
 
 /// The 6x6 default keeps the exact solver's agent (the `othello` engine is 8x8 only): exact
-/// within reach.
+/// within reach. The positions have 20 empties, beyond the fixed threshold (18), so the clock
+/// decides; they take at most about 0.2 s each in a test build (22 empties took up to 1.9 s of
+/// the 3 s the solve gets, too close under a loaded machine).
 #[test]
 fn default_othello6_opponent_solves_endgames_within_its_reach() {
     assert_eq!(Othello6::DEFAULT_OPPONENT, "solver:time=1s");
@@ -222,7 +224,7 @@ fn default_othello6_opponent_solves_endgames_within_its_reach() {
     let mut checked = 0;
     while checked < 4 {
         let mut pos = Othello6::new();
-        while !pos.is_over() && pos.empty().count_ones() > 22 {
+        while !pos.is_over() && pos.empty().count_ones() > 20 {
             let moves = pos.legal_moves();
             pos = pos.play_unchecked(moves[random(moves.len())]);
         }
