@@ -226,7 +226,7 @@ fn openings<G: CliGame + CatalogGame>(
     needed: usize,
 ) -> Result<(Vec<Opening<G>>, String)> {
     if let Some(path) = &args.openings {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input::read_to_string(path)
             .with_context(|| format!("reading openings from {}", path.display()))?;
         let list = parse_openings::<G>(&text).with_context(|| format!("in {}", path.display()))?;
         if list.is_empty() {

@@ -182,7 +182,7 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
     let started = Instant::now();
     let mut games = Vec::new();
     for path in crate::data_cmd::wthor_files(wthor)? {
-        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::input::read(&path)?;
         let file = parse_games(&bytes).with_context(|| format!("reading {}", path.display()))?;
         for g in file.games {
             if let Ok(replay) = g.replay() {
@@ -232,7 +232,7 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
 fn show(moves: &str, path: Option<&PathBuf>) -> Result<()> {
     let book = match path {
         Some(p) => {
-            let bytes = fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            let bytes = crate::input::read(p)?;
             Arc::new(Book::from_bytes(&bytes).with_context(|| format!("reading {}", p.display()))?)
         }
         None => othello_engine::book::bundled(),

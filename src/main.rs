@@ -14,6 +14,7 @@ mod data_cmd;
 mod dp_cmd;
 mod games;
 mod gomocup_cmd;
+mod input;
 mod nboard_cmd;
 mod patterns_cmd;
 mod perft_cmd;

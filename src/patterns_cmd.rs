@@ -167,7 +167,7 @@ pub(crate) fn bar(quiet: bool, total: u64, what: &str) -> ProgressBar {
 fn load_games(config: &PatternConfig) -> Result<Vec<WthorGame>> {
     let mut games = Vec::new();
     for path in crate::data_cmd::wthor_files(&config.wthor)? {
-        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::input::read(&path)?;
         let file = parse_games(&bytes).with_context(|| format!("reading {}", path.display()))?;
         if u32::from(file.header.depth) != THEORETICAL_EMPTIES {
             bail!(
@@ -181,6 +181,9 @@ fn load_games(config: &PatternConfig) -> Result<Vec<WthorGame>> {
     }
     if config.max_games > 0 {
         games.truncate(config.max_games);
+    }
+    if games.is_empty() {
+        bail!("{} holds no games", config.wthor.display());
     }
     Ok(games)
 }
@@ -212,7 +215,7 @@ fn write_part(path: &Path, samples: &[Sample]) -> Result<()> {
 }
 
 fn read_part(path: &Path) -> Result<Vec<Sample>> {
-    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = crate::input::read(path)?;
     let what = || {
         format!(
             "{} is not a complete sample part (delete it to relabel)",
@@ -601,6 +604,81 @@ struct SampleCounts {
     self_play: usize,
 }
 
+/// What a pattern run writes in its folder: all that `--force` may remove.
+const PATTERN_RUN_FILES: &[&str] = &[
+    "config.json",
+    "samples",
+    "fit.bin",
+    "log.csv",
+    "final-fit.bin",
+    "final-log.csv",
+    "patterns.bin",
+    "patterns.json",
+    "plots",
+];
+
+/// What `train probcut` writes in its folder.
+const PROBCUT_RUN_FILES: &[&str] = &["pairs.csv", "probcut.txt"];
+
+/// Checks that `out` can take a new run writing `files`: it is missing, an empty folder, or
+/// (with `force`) a folder holding nothing but such files. Anything else is refused, so that
+/// `--force` never deletes what a run did not write. `restart` says how to go on with an old run.
+fn check_out(out: &Path, files: &[&str], force: bool, restart: &str) -> Result<()> {
+    let meta = match fs::symlink_metadata(out) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
+    };
+    if !meta.is_dir() {
+        bail!(
+            "{} is not a folder: --out names the run's folder",
+            out.display()
+        );
+    }
+    let mut names = Vec::new();
+    for entry in fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
+        let entry = entry.with_context(|| format!("reading {}", out.display()))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    if !force {
+        bail!("{} exists: {restart} to start over", out.display());
+    }
+    names.sort();
+    let foreign: Vec<&String> = names
+        .iter()
+        .filter(|n| !files.contains(&n.as_str()))
+        .collect();
+    if let Some(first) = foreign.first() {
+        bail!(
+            "{} holds {} entr{} this run does not write (\"{first}\"{}): --force only replaces \
+             an earlier run of the same command; choose another --out",
+            out.display(),
+            foreign.len(),
+            if foreign.len() == 1 { "y" } else { "ies" },
+            if foreign.len() > 1 { ", ..." } else { "" }
+        );
+    }
+    Ok(())
+}
+
+/// Removes an earlier run's `files` from `out` (already checked by [`check_out`]) and makes the
+/// folder. A link is removed, never followed.
+fn replace_out(out: &Path, files: &[&str]) -> Result<()> {
+    for name in files {
+        let path = out.join(name);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => fs::remove_dir_all(&path),
+            Ok(_) => fs::remove_file(&path),
+            Err(_) => continue,
+        }
+        .with_context(|| format!("removing {}", path.display()))?;
+    }
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+}
+
 /// Runs (or resumes) a pattern training run.
 pub fn train(args: &PatternArgs<'_>) -> Result<()> {
     let out = args.out;
@@ -619,18 +697,16 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             );
         }
     } else {
-        if out.exists() {
-            if !args.force {
-                bail!(
-                    "{} exists: --resume to continue it or --force to start over",
-                    out.display()
-                );
-            }
-            fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
-        }
-        // Check the records before making the run folder.
-        crate::data_cmd::wthor_files(&args.config.wthor)?;
-        fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+        // Refuse a folder that is not this kind of run before anything is removed, and check
+        // the records before the old run goes.
+        check_out(
+            out,
+            PATTERN_RUN_FILES,
+            args.force,
+            "--resume to continue it or --force",
+        )?;
+        load_games(&args.config)?;
+        replace_out(out, PATTERN_RUN_FILES)?;
         fs::write(&config_path, serde_json::to_string_pretty(&args.config)?)?;
     }
     let config = &args.config;
@@ -808,9 +884,7 @@ pub struct ProbCutArgs<'a> {
 /// of 8-54 discs (one per game, seeded), written to `OUT/probcut.txt` with `pairs.csv`.
 pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
     let out = args.out;
-    if out.exists() && !args.force {
-        bail!("{} exists: --force to start over", out.display());
-    }
+    check_out(out, PROBCUT_RUN_FILES, args.force, "--force")?;
     let games = load_games(&PatternConfig {
         wthor: args.wthor.to_path_buf(),
         max_games: 0,
@@ -835,13 +909,8 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         exact_rest: 0,
     })?;
     let eval = match args.weights {
-        Some(path) => {
-            let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            std::sync::Arc::new(PatternEval::new(
-                &PatternWeights::from_bytes(&bytes)
-                    .with_context(|| format!("reading {}", path.display()))?,
-            ))
-        }
+        Some(path) => othello_engine::pattern::load(path)
+            .with_context(|| format!("--from {}", path.display()))?,
         None => othello_engine::pattern::bundled(),
     };
     // A seeded walk through the games: each picked game gives its position after a seeded
@@ -861,10 +930,7 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
             }
         }
     }
-    if fs::metadata(out).is_ok() {
-        fs::remove_dir_all(out).with_context(|| format!("removing {}", out.display()))?;
-    }
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    replace_out(out, PROBCUT_RUN_FILES)?;
     let started = Instant::now();
     let progress = bar(args.quiet, positions.len() as u64, "positions searched");
     let pairs = othello_engine::train::probcut_pairs(&eval, &positions, args.max_depth, &|| {

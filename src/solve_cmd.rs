@@ -75,7 +75,7 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
             if N != 8 {
                 bail!(".obf files hold 8x8 positions; use --game othello8");
             }
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {arg}"))?;
+            let text = crate::input::read_to_string(path)?;
             let problems = parse_obf(&text).with_context(|| format!("in {arg}"))?;
             for (i, p) in problems.into_iter().enumerate() {
                 let pos = Othello::<N>::from_board_string(&p.pos.to_string())?;

@@ -215,6 +215,61 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
     }
 }
 
+/// `--force` replaces only an earlier run of the same command: a folder holding anything else is
+/// refused and left whole, and a run whose records cannot be read leaves the old run in place.
+#[test]
+fn force_replaces_only_a_run_and_only_once_the_records_read() {
+    let dir = run_dir("patterns-force");
+    std::fs::create_dir_all(dir.join("sub")).expect("mkdir");
+    std::fs::write(dir.join("notes.txt"), "keep me").expect("write");
+    let mut args = tiny(&dir);
+    args.push("--force".into());
+    let (ok, _, err) = run(&args);
+    assert!(
+        !ok && err.contains("does not write") && err.contains("another --out"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).expect("kept"),
+        "keep me"
+    );
+    assert!(dir.join("sub").is_dir());
+
+    // A plain file is no run folder.
+    let file = dir.join("notes.txt");
+    let (ok, _, err) = run(&tiny(&file));
+    assert!(!ok && err.contains("not a folder"), "{err}");
+
+    // An earlier run (only a run's files) with records that cannot be read: nothing removed.
+    let old = run_dir("patterns-force-old");
+    std::fs::create_dir_all(old.join("samples")).expect("mkdir");
+    std::fs::write(old.join("config.json"), "{}").expect("write");
+    std::fs::write(old.join("patterns.bin"), "old").expect("write");
+    let mut bad = tiny(&old);
+    let at = bad.iter().position(|s| s == "--wthor").expect("flag");
+    bad[at + 1] = old.join("no-such-records").to_str().expect("utf-8").into();
+    bad.push("--force".into());
+    let (ok, _, err) = run(&bad);
+    assert!(!ok && err.contains("no-such-records"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(old.join("patterns.bin")).expect("kept"),
+        "old"
+    );
+    assert!(old.join("samples").is_dir());
+
+    // `train probcut --force` keeps to its own files too.
+    let (ok, _, err) = run(&[
+        "train".into(),
+        "probcut".into(),
+        "--out".into(),
+        dir.to_str().expect("utf-8").into(),
+        "--force".into(),
+        "--quiet".into(),
+    ]);
+    assert!(!ok && err.contains("does not write"), "{err}");
+    assert!(dir.join("notes.txt").is_file());
+}
+
 /// Each sample's empties and exact flag in a labelled part file (24-byte header, 18 bytes per
 /// sample: two boards, the score, the flags with 1 = exact).
 fn part_samples(path: &Path) -> Vec<(u32, bool)> {

@@ -277,6 +277,13 @@ pub const MAX_WEIGHTS_BYTES: u64 = 1 << 30;
 /// [`ModelError::Io`], or [`ModelError::Card`] for a file longer than `limit`.
 pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ModelError> {
     use std::io::Read;
+    // `metadata` never blocks, where opening a FIFO would.
+    if !std::fs::metadata(path).map_err(io(path))?.is_file() {
+        return Err(ModelError::Card {
+            path: path.to_path_buf(),
+            why: "not a regular file".into(),
+        });
+    }
     let file = File::open(path).map_err(io(path))?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))

@@ -152,6 +152,24 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
         self.solver.table_bytes() + self.midgame.table_bytes()
     }
 
+    /// Within the exact zone none (every move's position is solved exactly, one by one);
+    /// before it the midgame search's analysis.
+    fn analyse(
+        &mut self,
+        pos: &Othello<N>,
+        budget: &Budget,
+        lines: usize,
+    ) -> Option<Result<Vec<search::analysis::Line<othello::Move>>, AgentError>> {
+        if pos.empty().count_ones() <= self.exact_empties {
+            return None;
+        }
+        let budget = Budget {
+            time: budget.time.or(self.time),
+            ..*budget
+        };
+        self.midgame.analyse(pos, &budget, lines)
+    }
+
     fn select(
         &mut self,
         pos: &Othello<N>,

@@ -538,6 +538,16 @@ impl search::Agent<Othello8> for BookAgent {
         self.inner.table_bytes()
     }
 
+    /// The search's analysis, also in book positions (the book scores only its own moves).
+    fn analyse(
+        &mut self,
+        pos: &Othello8,
+        budget: &search::Budget,
+        lines: usize,
+    ) -> Option<Result<Vec<search::analysis::Line<Move>>, search::AgentError>> {
+        self.inner.analyse(pos, budget, lines)
+    }
+
     fn select(
         &mut self,
         pos: &Othello8,

@@ -90,6 +90,16 @@ impl Agent<Othello8> for GameClock {
     fn table_bytes(&self) -> usize {
         self.inner.table_bytes()
     }
+
+    /// The inner agent's analysis, off the game clock (an analysis plays no move).
+    fn analyse(
+        &mut self,
+        pos: &Othello8,
+        budget: &Budget,
+        lines: usize,
+    ) -> Option<Result<Vec<search::analysis::Line<Move>>, AgentError>> {
+        self.inner.analyse(pos, budget, lines)
+    }
 }
 
 #[cfg(test)]

@@ -373,6 +373,21 @@ pub struct SearchResult {
     pub nodes: u64,
 }
 
+/// One root move scored by [`Midgame::analyse`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RootScore {
+    /// The move.
+    pub mv: Move,
+    /// Its score for the side to move at the root, in the evaluation's units.
+    pub score: i32,
+    /// Plies searched from the root.
+    pub depth: u32,
+    /// Whether the score is the exact final margin (the search reached every end).
+    pub exact: bool,
+    /// The expected line, starting with the move.
+    pub pv: Vec<Move>,
+}
+
 /// The midgame searcher: owns its table and a solver for the nodes near the end.
 pub struct Midgame {
     eval: Arc<PatternEval>,
@@ -838,6 +853,103 @@ impl Midgame {
         r
     }
 
+    /// Every legal move of `pos` scored by the same search: iterative deepening to `depth`
+    /// plies from `pos`, the position after each move searched with an open window, stopping at
+    /// `time` or `nodes`. The last iteration that scored every move stands (the first always
+    /// completes), so all scores come from one depth and compare like for like. Best first; ties
+    /// keep the previous iteration's order. A side that must pass gets one line, the pass; a
+    /// finished game none.
+    pub fn analyse(
+        &mut self,
+        pos: &Othello8,
+        depth: u32,
+        time: Option<Duration>,
+        nodes: Option<u64>,
+    ) -> Vec<RootScore> {
+        let moves = pos.moves();
+        if moves == 0 {
+            let r = self.search(pos, depth, time, nodes);
+            return r
+                .best
+                .map(|mv| RootScore {
+                    mv,
+                    score: r.score,
+                    depth: r.depth,
+                    exact: r.exact,
+                    pv: r.pv,
+                })
+                .into_iter()
+                .collect();
+        }
+        let start = Instant::now();
+        self.nodes = 0;
+        self.stopped = false;
+        let root = Node {
+            p: pos.player(),
+            o: pos.opponent(),
+            f: Features::from_scratch(pos.player(), pos.opponent()),
+        };
+        let empties = root.empties();
+        let scale = self.eval.scale();
+        // (score, square), in the order the next iteration searches them.
+        let mut order: Vec<(i32, u32)> = Vec::new();
+        let mut rest = moves;
+        while rest != 0 {
+            order.push((0, rest.trailing_zeros()));
+            rest &= rest - 1;
+        }
+        let mut done = 0;
+        for d in 1..=depth.clamp(1, empties) {
+            self.deadline = if d == 1 {
+                None
+            } else {
+                time.map(|t| start + t)
+            };
+            self.node_limit = if d == 1 { None } else { nodes };
+            let mut scored = Vec::with_capacity(order.len());
+            for &(_, sq) in &order {
+                let child = root.play(sq, flips(sq, root.p, root.o));
+                let score =
+                    if legal_moves(child.p, child.o) == 0 && legal_moves(child.o, child.p) == 0 {
+                        -final_margin(child.p, child.o) * scale
+                    } else {
+                        -self.pvs(&child, d - 1, -INF, INF, true)
+                    };
+                if self.stopped {
+                    break;
+                }
+                scored.push((score, sq));
+            }
+            if self.stopped {
+                break;
+            }
+            // Stable: equal scores keep the order they were searched in.
+            scored.sort_by_key(|&(score, _)| std::cmp::Reverse(score));
+            order = scored;
+            done = d;
+            if d >= empties {
+                break;
+            }
+            // Each iteration costs several times the last: do not start one that cannot finish.
+            if time.is_some_and(|t| start.elapsed() * 3 > t) {
+                break;
+            }
+        }
+        order
+            .into_iter()
+            .filter_map(|(score, sq)| {
+                let mv = Move::Place(Square::from_index(sq)?);
+                Some(RootScore {
+                    mv,
+                    score,
+                    depth: done,
+                    exact: done >= empties,
+                    pv: self.pv_line(pos, mv, done as usize),
+                })
+            })
+            .collect()
+    }
+
     /// A helper for a parallel search: this searcher's evaluation, table, stop flag and
     /// selectivity, its own solver.
     fn helper(&self) -> Midgame {
@@ -1012,24 +1124,61 @@ impl search::Agent<Othello8> for MidgameAgent {
             .search
             .search_threads(pos, depth, time, budget.nodes, self.threads);
         let mv = r.best.ok_or(search::AgentError::GameOver)?;
-        let scale = self.search.scale();
-        let score = if r.exact {
-            let margin = r.score / scale;
-            if margin < 0 {
-                -search::WIN + margin
-            } else {
-                search::WIN + margin
-            }
-        } else {
-            r.score * 100 / scale
-        };
         Ok(search::Decision {
             mv,
-            score: Some(score),
+            score: Some(raw_score(r.score, r.exact, self.search.scale())),
             pv: r.pv,
             depth: Some(r.depth),
             nodes: r.nodes,
             scale: search::ScoreScale::Centi,
         })
+    }
+
+    /// [`Midgame::analyse`] (one thread) within the budget, as in [`select`](Self::select).
+    fn analyse(
+        &mut self,
+        pos: &Othello8,
+        budget: &search::Budget,
+        lines: usize,
+    ) -> Option<Result<Vec<search::analysis::Line<Move>>, search::AgentError>> {
+        if pos.is_over() {
+            return Some(Err(search::AgentError::GameOver));
+        }
+        let time = budget.time.or(self.time);
+        let depth = budget.depth.unwrap_or(if budget.time.is_some() {
+            60
+        } else {
+            self.depth
+        });
+        let found = self.search.analyse(pos, depth, time, budget.nodes);
+        let nodes = self.search.nodes;
+        let scale = self.search.scale();
+        Some(Ok(found
+            .into_iter()
+            .take(lines.max(1))
+            .map(|r| search::analysis::Line {
+                mv: r.mv,
+                raw: Some(raw_score(r.score, r.exact, scale)),
+                scale: search::ScoreScale::Centi,
+                pv: r.pv,
+                depth: Some(r.depth),
+                nodes,
+            })
+            .collect()))
+    }
+}
+
+/// A search score in evaluation units as an agent's raw score: hundredths of a disc, or a proven
+/// result (`WIN` plus the margin) when exact.
+fn raw_score(score: i32, exact: bool, scale: i32) -> i32 {
+    if exact {
+        let margin = score / scale;
+        if margin < 0 {
+            -search::WIN + margin
+        } else {
+            search::WIN + margin
+        }
+    } else {
+        score * 100 / scale
     }
 }

@@ -1025,6 +1025,13 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
         path: shown.clone(),
         why: e.to_string(),
     };
+    // `metadata` never blocks, where opening a FIFO would.
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(WeightsError::Io {
+            path: shown,
+            why: "not a regular file".into(),
+        });
+    }
     let file = std::fs::File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {

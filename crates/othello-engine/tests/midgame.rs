@@ -87,6 +87,96 @@ fn search_scores_equal_plain_negamax() {
     }
 }
 
+/// The analysis scores every legal move as plain negamax scores the position after it, all at
+/// the analysed depth, best first (the first line the search's own score).
+#[test]
+fn analysis_scores_every_move_at_one_depth_like_plain_negamax() {
+    let eval: Arc<PatternEval> = bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut checked = 0;
+    while checked < 16 {
+        let plies = rng.random_range(4..50);
+        let Some(pos) = random_position(&mut rng, plies) else {
+            continue;
+        };
+        if pos.legal_moves() == [Move::Pass] {
+            continue;
+        }
+        let depth = 1 + checked % 4;
+        let mut search = Midgame::new(eval.clone(), 16);
+        let lines = search.analyse(&pos, depth, None, None);
+        let mut moves: Vec<Move> = lines.iter().map(|l| l.mv).collect();
+        let mut legal = pos.legal_moves();
+        moves.sort();
+        legal.sort();
+        assert_eq!(moves, legal, "{}", pos.board_string());
+        assert!(
+            lines.windows(2).all(|w| w[0].score >= w[1].score),
+            "best first"
+        );
+        assert_eq!(lines[0].score, negamax(&eval, &pos, depth));
+        for line in &lines {
+            assert_eq!(line.depth, depth);
+            assert_eq!(line.pv.first(), Some(&line.mv));
+            let after = pos.play_unchecked(line.mv);
+            assert_eq!(
+                line.score,
+                -negamax(&eval, &after, depth - 1),
+                "{} at depth {depth} in {}",
+                line.mv,
+                pos.board_string()
+            );
+        }
+        checked += 1;
+    }
+}
+
+/// The four first moves are one move up to symmetry: the analysis scores them alike, and under
+/// a clock every line still comes from one depth.
+#[test]
+fn analysis_scores_symmetric_moves_alike() {
+    let eval = bundled();
+    let start = Othello8::new();
+    let mut search = Midgame::new(eval.clone(), 16);
+    let lines = search.analyse(&start, 6, None, None);
+    assert_eq!(lines.len(), 4);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.score == lines[0].score && l.depth == 6),
+        "{lines:?}"
+    );
+    let mut search = Midgame::new(eval, 16);
+    let lines = search.analyse(&start, 60, Some(std::time::Duration::from_millis(30)), None);
+    assert_eq!(lines.len(), 4);
+    assert!(lines[0].depth >= 1);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.score == lines[0].score && l.depth == lines[0].depth),
+        "{lines:?}"
+    );
+    // A side that must pass gets the pass alone (the first such position of seeded random
+    // games).
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut found = None;
+    'games: for _ in 0..10_000 {
+        let mut pos = Othello8::new();
+        while !pos.is_over() {
+            let moves = pos.legal_moves();
+            if moves == [Move::Pass] {
+                found = Some(pos);
+                break 'games;
+            }
+            pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+    }
+    let pos = found.expect("random games reach a pass");
+    let mut search = Midgame::new(bundled(), 16);
+    let lines = search.analyse(&pos, 4, None, None);
+    assert_eq!(lines.iter().map(|l| l.mv).collect::<Vec<_>>(), [Move::Pass]);
+}
+
 #[test]
 fn a_search_to_the_end_is_exact() {
     let eval = bundled();

@@ -282,8 +282,9 @@ impl NboardEngine {
         send(out, "status")
     }
 
-    /// `hint n`: the agent's choice first, then the other moves each searched one ply less deep,
-    /// best first, up to `n` lines ([`multi_pv`]). Moves the agent cannot score are left out;
+    /// `hint n`: up to `n` lines, best first ([`multi_pv`]): the agent's own analysis where it
+    /// has one (the `othello` engine: every move at the set depth), else its choice first, then
+    /// the other moves each searched one ply less deep. Moves the agent cannot score are left out;
     /// a line whose score is not in discs (an agent without scores, a learned agent's expected
     /// result) reports eval 0.
     fn hint(&mut self, n: u32, out: &mut dyn Write) -> io::Result<()> {

@@ -135,4 +135,20 @@ pub trait Agent<G: Game>: Send {
     fn table_bytes(&self) -> usize {
         0
     }
+
+    /// Every legal move of `pos` scored by one search of the agent's own, all at the same depth
+    /// so that the scores compare like for like, best first, up to `lines` (within `budget` for
+    /// the whole analysis). `None` (the default) where the agent has no such search:
+    /// [`multi_pv`](crate::analysis::multi_pv) then scores the moves one by one.
+    ///
+    /// # Errors
+    /// As [`select`](Agent::select).
+    fn analyse(
+        &mut self,
+        _pos: &G,
+        _budget: &Budget,
+        _lines: usize,
+    ) -> Option<Result<Vec<crate::analysis::Line<G::Move>>, AgentError>> {
+        None
+    }
 }

@@ -50,11 +50,15 @@ impl<M: Copy> Line<M> {
     }
 }
 
-/// Up to `lines` scored moves of `pos`, best first: `agent`'s choice under `first` (always the
-/// first line, even if a later search would rate another move higher), then each other legal
-/// move, scored by the agent's search from the position after it under `rest` and negated
-/// (finished games score their exact result), sorted by score (ties keep the move order). Moves
-/// the agent cannot score are left out. `lines == 1` asks only for the choice.
+/// Up to `lines` scored moves of `pos`, best first. An agent with an analysis of its own
+/// ([`Agent::analyse`]: every move scored at one depth) gives it, within the time and nodes the
+/// scoring below would take in all (`first` plus `rest` for each other move; `first`'s depth).
+/// Otherwise: `agent`'s choice under `first` (always the first line, even if a later search
+/// would rate another move higher), then each other legal move, scored by the agent's search
+/// from the position after it under `rest` and negated (finished games score their exact
+/// result), sorted by score (a proven margin counts as that many of the game's units; ties keep
+/// the move order). Moves the agent cannot score are left out. `lines == 1` asks only for the
+/// choice.
 ///
 /// # Errors
 /// [`AgentError`] when the agent fails on `pos` itself (a failure on a reply leaves that move
@@ -68,6 +72,21 @@ pub fn multi_pv<G: Game>(
 ) -> Result<Vec<Line<G::Move>>, AgentError> {
     if pos.is_over() {
         return Err(AgentError::GameOver);
+    }
+    if lines > 1 {
+        let others = u32::try_from(pos.legal_moves().len().saturating_sub(1)).unwrap_or(u32::MAX);
+        let whole = Budget {
+            depth: first.depth,
+            nodes: first.nodes.map(|n| {
+                n.saturating_add(rest.nodes.unwrap_or(0).saturating_mul(u64::from(others)))
+            }),
+            time: first
+                .time
+                .map(|t| t.saturating_add(rest.time.unwrap_or_default().saturating_mul(others))),
+        };
+        if let Some(found) = agent.analyse(pos, &whole, lines) {
+            return found;
+        }
     }
     let best = agent.select(pos, first)?;
     let mut out = vec![Line::of(&best)];
@@ -89,9 +108,23 @@ pub fn multi_pv<G: Game>(
             });
         }
     }
-    others.sort_by_key(|l| std::cmp::Reverse(l.raw));
+    others.sort_by_key(|l| std::cmp::Reverse(rank(l)));
     out.extend(others.into_iter().take(lines - 1));
     Ok(out)
+}
+
+/// What a line's score is worth when lines are sorted: in hundredths of the game's unit, a
+/// proven margin is that many units (a proven loss by 4 discs ranks above an estimate of -34);
+/// a proven result ranks before an estimate of the same value. Other scales keep their raw
+/// order, where proven results lie beyond every estimate.
+fn rank<M>(line: &Line<M>) -> (i64, bool) {
+    let Some(raw) = line.raw else {
+        return (i64::MIN, false);
+    };
+    match (line.scale, line.score()) {
+        (ScoreScale::Centi, Some(Score::Proven { margin })) => (i64::from(margin) * 100, true),
+        _ => (i64::from(raw), false),
+    }
 }
 
 /// Forced moves followed through when a search gives no score (agents often answer a
@@ -214,5 +247,107 @@ mod tests {
         let one = multi_pv(&mut agent, &pos, &budget, &budget, 1).expect("one");
         assert_eq!(one.len(), 1);
         assert_eq!(one[0].mv, choice.mv);
+    }
+
+    /// An agent with an analysis of its own, recording the budget it was given.
+    struct Analyst {
+        given: Option<Budget>,
+    }
+
+    impl Agent<Othello6> for Analyst {
+        fn name(&self) -> String {
+            "analyst".into()
+        }
+
+        fn select(
+            &mut self,
+            pos: &Othello6,
+            _budget: &Budget,
+        ) -> Result<Decision<othello::Move>, AgentError> {
+            Ok(Decision::just(pos.legal_moves()[0]))
+        }
+
+        fn analyse(
+            &mut self,
+            pos: &Othello6,
+            budget: &Budget,
+            lines: usize,
+        ) -> Option<Result<Vec<Line<othello::Move>>, AgentError>> {
+            self.given = Some(*budget);
+            Some(Ok(pos
+                .legal_moves()
+                .into_iter()
+                .take(lines)
+                .enumerate()
+                .map(|(i, mv)| Line {
+                    mv,
+                    raw: Some(-(i as i32)),
+                    scale: ScoreScale::Centi,
+                    pv: vec![mv],
+                    depth: Some(3),
+                    nodes: 1,
+                })
+                .collect()))
+        }
+    }
+
+    #[test]
+    fn an_agents_own_analysis_gets_the_whole_budget() {
+        use std::time::Duration;
+        let pos = Othello6::start();
+        let moves = pos.legal_moves();
+        let mut agent = Analyst { given: None };
+        let first = Budget {
+            depth: Some(5),
+            nodes: Some(1_000),
+            time: Some(Duration::from_millis(100)),
+        };
+        let rest = Budget {
+            depth: Some(4),
+            nodes: Some(10),
+            time: Some(Duration::from_millis(10)),
+        };
+        let lines = multi_pv(&mut agent, &pos, &first, &rest, 10).expect("lines");
+        assert_eq!(lines.iter().map(|l| l.mv).collect::<Vec<_>>(), moves);
+        let others = moves.len() as u32 - 1;
+        assert_eq!(
+            agent.given,
+            Some(Budget {
+                depth: Some(5),
+                nodes: Some(1_000 + 10 * u64::from(others)),
+                time: Some(Duration::from_millis(100 + 10 * u64::from(others))),
+            })
+        );
+        // One line is the agent's choice: no analysis.
+        let mut agent = Analyst { given: None };
+        let one = multi_pv(&mut agent, &pos, &first, &rest, 1).expect("one");
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].mv, moves[0]);
+        assert_eq!(agent.given, None);
+    }
+
+    #[test]
+    fn proven_margins_rank_as_units_of_the_game() {
+        let line = |raw: i32| Line {
+            mv: othello::Move::Pass,
+            raw: Some(raw),
+            scale: ScoreScale::Centi,
+            pv: Vec::new(),
+            depth: None,
+            nodes: 0,
+        };
+        // A proven loss by 4 discs is better than an estimate of -34 discs, a proven draw than
+        // an estimate of -0.01, and an estimate of +30 than a proven win by 2.
+        assert!(rank(&line(-(crate::WIN + 4))) > rank(&line(-3_400)));
+        assert!(rank(&line(crate::WIN)) > rank(&line(-1)));
+        assert!(rank(&line(3_000)) > rank(&line(crate::WIN + 2)));
+        // Equal values: the proven one first.
+        assert!(rank(&line(crate::WIN + 2)) > rank(&line(200)));
+        // Other scales keep their raw order.
+        let mut engine = line(crate::WIN + 2);
+        engine.scale = ScoreScale::Engine;
+        let mut estimate = line(3_000);
+        estimate.scale = ScoreScale::Engine;
+        assert!(rank(&engine) > rank(&estimate));
     }
 }

@@ -1,0 +1,94 @@
+//! Files the commands read from the user's paths: regular files only (a FIFO or device would
+//! block or never end) and at most a size cap, checked before a byte is read.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+/// The most a record, book, opening list or position file may hold (64 MiB: the shipped WTHOR
+/// years are about 1 MB each, the book 1.2 MB).
+pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+
+/// `path`'s bytes: a regular file of at most [`MAX_INPUT_BYTES`].
+///
+/// # Errors
+/// A missing or unreadable path, one that is not a regular file, or one over the cap.
+pub fn read(path: &Path) -> Result<Vec<u8>> {
+    read_capped(path, MAX_INPUT_BYTES)
+}
+
+/// `path`'s text (UTF-8), as [`read`].
+///
+/// # Errors
+/// As [`read`], or text that is not UTF-8.
+pub fn read_to_string(path: &Path) -> Result<String> {
+    String::from_utf8(read(path)?).with_context(|| format!("{} is not UTF-8 text", path.display()))
+}
+
+/// `path`'s bytes: a regular file of at most `limit` bytes.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let shown = path.display();
+    // `metadata` never blocks, where opening a FIFO would.
+    let meta = fs::metadata(path).with_context(|| format!("reading {shown}"))?;
+    if !meta.is_file() {
+        bail!("reading {shown}: not a regular file");
+    }
+    if meta.len() > limit {
+        bail!(
+            "reading {shown}: {} bytes, over the {limit}-byte limit",
+            meta.len()
+        );
+    }
+    let file = fs::File::open(path).with_context(|| format!("reading {shown}"))?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {shown}"))?;
+    if bytes.len() as u64 > limit {
+        bail!("reading {shown}: over the {limit}-byte limit");
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_within_the_cap_are_read() {
+        let dir = std::env::temp_dir().join(format!("stonelab-input-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let small = dir.join("small.txt");
+        fs::write(&small, "hello").unwrap();
+        assert_eq!(read(&small).unwrap(), b"hello");
+        assert_eq!(read_to_string(&small).unwrap(), "hello");
+        let err = read_capped(&small, 4).unwrap_err().to_string();
+        assert!(err.contains("over the 4-byte limit"), "{err}");
+        let err = read(&dir).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        let err = read(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        let err = read(&dir.join("missing")).unwrap_err();
+        assert!(format!("{err:#}").contains("missing"), "{err:#}");
+        fs::write(&small, [0xff, 0xfe]).unwrap();
+        let err = read_to_string(&small).unwrap_err().to_string();
+        assert!(err.contains("not UTF-8"), "{err}");
+        #[cfg(unix)]
+        {
+            // A FIFO with no writer: opening it would block forever.
+            let fifo = dir.join("fifo");
+            let _ = fs::remove_file(&fifo);
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                let err = read(&fifo).unwrap_err().to_string();
+                assert!(err.contains("not a regular file"), "{err}");
+            }
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
