@@ -1134,7 +1134,8 @@ impl search::Agent<Othello8> for MidgameAgent {
         })
     }
 
-    /// [`Midgame::analyse`] (one thread) within the budget, as in [`select`](Self::select).
+    /// [`Midgame::analyse`] (one thread) within the budget, as in [`select`](Self::select); each
+    /// line's `nodes` are the whole analysis'.
     fn analyse(
         &mut self,
         pos: &Othello8,
