@@ -20,16 +20,18 @@ pub trait GameKind: Send + Sync {
     fn agents(&self) -> Value;
     /// The default opponent's spec.
     fn default_agent(&self) -> &str;
-    /// A new game, whose agents may use `models` (this game's models, chosen by name).
+    /// A new game, whose agents may use `models` (this game's models, chosen by name) and
+    /// search tables of at most `table_cap` bytes (the server's whole memory budget).
     ///
     /// # Errors
-    /// 400 when a player spec is not an agent of this game.
+    /// 400 when a player spec is not an agent of this game, or needs more tables than that.
     fn create(
         &self,
         black: &str,
         white: &str,
         seed: u64,
         models: Arc<Vec<Model>>,
+        table_cap: usize,
     ) -> Result<Box<dyn Session>, ApiError>;
 }
 
@@ -110,6 +112,7 @@ impl<G: WebGame> GameKind for Kind<G> {
         white: &str,
         seed: u64,
         models: Arc<Vec<Model>>,
+        table_cap: usize,
     ) -> Result<Box<dyn Session>, ApiError> {
         Ok(Box::new(GameSession::new(
             Arc::clone(&self.registry),
@@ -117,6 +120,7 @@ impl<G: WebGame> GameKind for Kind<G> {
             models,
             [black, white],
             seed,
+            table_cap,
         )?))
     }
 }

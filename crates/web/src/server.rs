@@ -58,6 +58,12 @@ pub struct ServerConfig {
     pub header_timeout: Duration,
     /// Connections open at once; more are closed at once until one ends.
     pub max_connections: usize,
+    /// A request whose body has not all arrived within this time gets a 408 (and its
+    /// connection closes), so that slow bodies cannot hold connections.
+    pub body_timeout: Duration,
+    /// Event streams (`/events`) open at once: a quarter of [`max_connections`](Self::max_connections)
+    /// by default, so that streams, which never end by themselves, cannot take every connection.
+    pub max_event_streams: usize,
 }
 
 /// The default [`ServerConfig::memory_budget`]: 1 GiB.
@@ -78,6 +84,8 @@ impl Default for ServerConfig {
             loopback_hosts_only: true,
             header_timeout: Duration::from_secs(10),
             max_connections: 1024,
+            body_timeout: Duration::from_secs(10),
+            max_event_streams: 256,
         }
     }
 }
@@ -147,6 +155,8 @@ struct App {
     catalog: Catalog,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     pool: Arc<Semaphore>,
+    /// One permit per open event stream.
+    streams: Arc<Semaphore>,
     memory: Arc<MemoryBudget>,
     /// Each game's models, by game id.
     models: HashMap<&'static str, Arc<Vec<Model>>>,
@@ -170,6 +180,7 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         catalog,
         games: Mutex::new(HashMap::new()),
         pool: Arc::new(Semaphore::new(config.workers.max(1))),
+        streams: Arc::new(Semaphore::new(config.max_event_streams.max(1))),
         memory: Arc::new(MemoryBudget::new(config.memory_budget, config.queue_wait)),
         config,
     });
@@ -204,6 +215,10 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&app),
+            body_deadline,
+        ))
         .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
@@ -263,6 +278,36 @@ async fn security_headers(mut response: Response) -> Response {
         header::HeaderValue::from_static("no-referrer"),
     );
     response
+}
+
+/// Reads each request's body within [`ServerConfig::body_timeout`] (408 past it, the same 413
+/// as every route past [`MAX_BODY`]) and hands the handler the bytes read.
+async fn body_deadline(
+    State(app): State<Shared>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let read = tokio::time::timeout(
+        app.config.body_timeout,
+        axum::body::to_bytes(body, MAX_BODY),
+    )
+    .await;
+    match read {
+        Ok(Ok(bytes)) => {
+            let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+            next.run(request).await
+        }
+        Ok(Err(_)) => too_large().into_response(),
+        Err(_) => ApiError {
+            status: StatusCode::REQUEST_TIMEOUT,
+            message: format!(
+                "request body not received within {} s",
+                app.config.body_timeout.as_secs_f64()
+            ),
+        }
+        .into_response(),
+    }
 }
 
 /// Refuses requests addressed to a name other than loopback (see
@@ -607,9 +652,11 @@ async fn create(
     let kind = Arc::clone(kind);
     // Building agents may allocate tables: off the async threads.
     let models = Arc::clone(app.models.get(kind.id()).unwrap_or(&app.no_models));
-    let session = tokio::task::spawn_blocking(move || kind.create(&black, &white, seed, models))
-        .await
-        .map_err(|_| ApiError::internal("creating the game failed"))??;
+    let cap = app.memory.total();
+    let session =
+        tokio::task::spawn_blocking(move || kind.create(&black, &white, seed, models, cap))
+            .await
+            .map_err(|_| ApiError::internal("creating the game failed"))??;
     let (_, state) = app.insert(session)?;
     Ok((StatusCode::CREATED, Json(state)))
 }
@@ -832,17 +879,25 @@ async fn events(
     Path(id): Path<String>,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     let entry = app.entry(&id)?;
+    // Held for as long as the stream is open.
+    let permit = Arc::clone(&app.streams).try_acquire_owned().map_err(|_| {
+        ApiError::unavailable(format!(
+            "{} event streams are open, the most this server keeps: close a tab, or poll \
+             /api/games/{{id}} instead",
+            app.config.max_event_streams.max(1)
+        ))
+    })?;
     let first = entry.state(&id);
     let rx = entry.events.subscribe();
     let initial = stream::once(async move {
         Ok::<Event, Infallible>(Event::default().event("state").data(first.to_string()))
     });
-    let updates = stream::unfold(rx, |mut rx| async move {
+    let updates = stream::unfold((rx, permit), |(mut rx, permit)| async move {
         loop {
             match rx.recv().await {
                 Ok((name, data)) => {
                     let event = Event::default().event(name).data(data.to_string());
-                    return Some((Ok(event), rx));
+                    return Some((Ok(event), (rx, permit)));
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return None,

@@ -157,20 +157,23 @@ pub struct GameSession<G: WebGame> {
     /// The same with its unit, in words (`win by 6`, `+1.50`, `expects +0.42`).
     eval_texts: Vec<Option<String>>,
     seed: u64,
+    /// The most search-table bytes a player may need: the server's whole memory budget.
+    table_cap: usize,
 }
 
 impl<G: WebGame> GameSession<G> {
     /// A new game from the start between `black` and `white`, whose agents may play `models`
-    /// (by name).
+    /// (by name) with at most `table_cap` bytes of search tables each.
     ///
     /// # Errors
-    /// 400 when a player spec is not an agent of this game.
+    /// 400 when a player spec is not an agent of this game, or needs more tables than that.
     pub fn new(
         registry: Arc<Registry<G>>,
         hint_spec: &str,
         models: Arc<Vec<Model>>,
         [black, white]: [&str; 2],
         seed: u64,
+        table_cap: usize,
     ) -> Result<Self, ApiError> {
         let mut session = GameSession {
             registry,
@@ -182,6 +185,7 @@ impl<G: WebGame> GameSession<G> {
             evals: Vec::new(),
             eval_texts: Vec::new(),
             seed,
+            table_cap,
         };
         session.set_players(Some(black), Some(white))?;
         Ok(session)
@@ -504,9 +508,23 @@ impl<G: WebGame> Session for GameSession<G> {
             specs[1] = w.trim().to_string();
         }
         // Check both before changing anything (building allocates no tables; the agents are
-        // built again for each search).
-        self.build(&specs[0], self.seed)?;
-        self.build(&specs[1], self.seed)?;
+        // built again for each search). An agent whose tables could never fit is refused now,
+        // not with a 503 at every move.
+        for spec in &specs {
+            let Some(agent) = self.build(spec, self.seed)? else {
+                continue;
+            };
+            let bytes = agent.table_bytes();
+            if bytes > self.table_cap {
+                return Err(ApiError::bad_request(format!(
+                    "{:?} needs {} MiB of search tables, more than this server's whole budget of \
+                     {} MiB",
+                    clip(spec),
+                    bytes.div_ceil(1 << 20),
+                    self.table_cap >> 20
+                )));
+            }
+        }
         self.players = specs.map(|s| if is_human(&s) { HUMAN.to_string() } else { s });
         Ok(())
     }

@@ -305,6 +305,90 @@ async fn a_connection_that_never_finishes_its_headers_is_closed() {
     server.await.expect("task").expect("serve");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_never_arrives_gets_a_408_and_its_connection_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let config = ServerConfig {
+        body_timeout: Duration::from_millis(300),
+        ..ServerConfig::default()
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(web::serve(listener, catalog(), config, async {
+        let _ = stopped.await;
+    }));
+    let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    slow.write_all(
+        b"POST /api/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{",
+    )
+    .await
+    .expect("write");
+    let mut reply = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut reply)).await;
+    assert!(
+        read.is_ok(),
+        "the connection stayed open past the body timeout"
+    );
+    let text = String::from_utf8_lossy(&reply);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("request body not received"), "{text}");
+    // A whole body is still answered.
+    let mut ok = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let body = json!({"game": "othello6"}).to_string();
+    let request = format!(
+        "POST /api/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    ok.write_all(request.as_bytes()).await.expect("write");
+    let mut reply = Vec::new();
+    ok.read_to_end(&mut reply).await.expect("read");
+    let text = String::from_utf8_lossy(&reply);
+    assert!(text.starts_with("HTTP/1.1 201"), "{text}");
+    let _ = stop.send(());
+    server.await.expect("task").expect("serve");
+}
+
+#[tokio::test]
+async fn event_streams_are_capped_and_a_closed_one_frees_its_place() {
+    let config = ServerConfig {
+        max_event_streams: 2,
+        ..ServerConfig::default()
+    };
+    let app = web::router(catalog(), config);
+    let id = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let open = |app: &Router| {
+        let request = Request::builder()
+            .uri(format!("/api/games/{id}/events"))
+            .header("host", "localhost")
+            .body(Body::empty())
+            .expect("request");
+        app.clone().oneshot(request)
+    };
+    let first = open(&app).await.expect("response");
+    let second = open(&app).await.expect("response");
+    assert_eq!(first.status(), StatusCode::OK);
+    assert_eq!(second.status(), StatusCode::OK);
+    let third = open(&app).await.expect("response");
+    assert_eq!(third.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body = axum::body::to_bytes(third.into_body(), 64 * 1024)
+        .await
+        .expect("body");
+    let text = String::from_utf8_lossy(&body);
+    assert!(text.contains("event streams are open"), "{text}");
+    // Other requests are still answered, and a closed stream frees its place.
+    let (status, _) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    drop(first);
+    let again = open(&app).await.expect("response");
+    assert_eq!(again.status(), StatusCode::OK);
+    drop(second);
+}
+
 #[tokio::test]
 async fn an_oversized_body_gets_the_same_413_on_every_route() {
     let app = web::router(catalog(), ServerConfig::default());

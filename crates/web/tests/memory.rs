@@ -113,7 +113,8 @@ fn memory_stays_under_the_budget_whatever_the_games() {
             budget / MIB
         );
 
-        // A budget smaller than one search's tables refuses it clearly, and changes nothing.
+        // A budget smaller than one search's tables refuses that agent clearly when it is
+        // chosen (a 400, not a 503 at every move), and changes nothing.
         let small = web::router(
             Catalog::standard(),
             ServerConfig {
@@ -122,7 +123,23 @@ fn memory_stays_under_the_budget_whatever_the_games() {
                 ..ServerConfig::default()
             },
         );
-        let id = create(&small, "othello8", "solver", "human").await;
+        let refused = |status: StatusCode, err: &Value| {
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+            let text = err["error"].as_str().expect("error");
+            assert!(
+                text.contains("MiB of search tables") && text.contains("budget of 32 MiB"),
+                "{text}"
+            );
+        };
+        let (status, err) = call(
+            &small,
+            "POST",
+            "/api/games",
+            json!({"game": "othello8", "black": "solver", "white": "human", "seed": 1}),
+        )
+        .await;
+        refused(status, &err);
+        let id = create(&small, "othello8", "human", "human").await;
         let (_, state) = call(
             &small,
             "POST",
@@ -133,18 +150,14 @@ fn memory_stays_under_the_budget_whatever_the_games() {
         let (status, err) = call(
             &small,
             "POST",
-            &format!("/api/games/{id}/agent-move"),
-            json!({}),
+            &format!("/api/games/{id}/players"),
+            json!({"black": "solver"}),
         )
         .await;
-        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{err}");
-        let text = err["error"].as_str().expect("error");
-        assert!(
-            text.contains("MiB of search tables") && text.contains("budget of 32 MiB"),
-            "{text}"
-        );
+        refused(status, &err);
         let (_, now) = call(&small, "GET", &format!("/api/games/{id}"), json!({})).await;
         assert_eq!(now["moves"], state["moves"]);
+        assert_eq!(now["players"]["black"], "human");
         assert_eq!(now["busy"], false);
     });
 }
