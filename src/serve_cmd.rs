@@ -29,9 +29,10 @@ pub struct ServeArgs {
     /// address can play and use the server's CPU, within its memory budget.
     #[arg(long)]
     pub allow_remote: bool,
-    /// Agent searches running at once (default: the number of cores).
-    #[arg(long)]
-    pub workers: Option<usize>,
+    /// Search threads running at once (default: the number of cores); a search on
+    /// `threads=N` takes N of them.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub workers: Option<u64>,
     /// The most memory, in MiB, that running searches' tables take together; a search that
     /// would pass it waits, then gets a clear 503.
     #[arg(long, default_value_t = DEFAULT_MEMORY_MB, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
@@ -173,7 +174,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             ..ServerConfig::default()
         };
         if let Some(w) = args.workers {
-            config.workers = w.max(1);
+            config.workers = usize::try_from(w).unwrap_or(1024);
         }
         if !args.host.is_loopback() {
             eprintln!(

@@ -39,7 +39,8 @@ pub struct ServerConfig {
     pub max_games: usize,
     /// A game untouched this long is dropped.
     pub idle: Duration,
-    /// Agent searches running at once (the rest wait their turn).
+    /// Search threads running at once: a search on `threads=N` takes N of them (at most all),
+    /// the rest wait their turn.
     pub workers: usize,
     /// How long a request waits for a free worker (and then for memory) before a 503.
     pub queue_wait: Duration,
@@ -755,18 +756,26 @@ async fn heavy(
     let guard = Arc::clone(&entry.session)
         .try_lock_owned()
         .map_err(|_| ApiError::conflict("busy: an agent is thinking on this game"))?;
-    let permit =
-        match tokio::time::timeout(app.config.queue_wait, Arc::clone(&app.pool).acquire_owned())
-            .await
-        {
-            Ok(Ok(permit)) => permit,
-            Ok(Err(_)) => return Err(ApiError::unavailable("the server is shutting down")),
-            Err(_) => {
-                return Err(ApiError::unavailable(
-                    "the server is busy: try again shortly",
-                ))
-            }
-        };
+    // A search on several threads takes as many workers (at most all of them), so that
+    // `workers` bounds the threads searching at once.
+    let threads = if announce {
+        guard
+            .agent_to_move()
+            .map_or(1, |spec| crate::session::search_threads(&spec))
+    } else {
+        1
+    };
+    let workers = u32::try_from(app.config.workers.max(1)).unwrap_or(u32::MAX);
+    let wanted = Arc::clone(&app.pool).acquire_many_owned(threads.min(workers));
+    let permit = match tokio::time::timeout(app.config.queue_wait, wanted).await {
+        Ok(Ok(permit)) => permit,
+        Ok(Err(_)) => return Err(ApiError::unavailable("the server is shutting down")),
+        Err(_) => {
+            return Err(ApiError::unavailable(
+                "the server is busy: try again shortly",
+            ))
+        }
+    };
     if announce {
         let side = entry
             .state(id)

@@ -129,6 +129,16 @@ fn check_limits(spec: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
+/// The threads a spec searches on (`threads=`, 1 when it names none): how many of the server's
+/// workers its search takes.
+pub(crate) fn search_threads(spec: &str) -> u32 {
+    spec.parse::<search::Spec>()
+        .ok()
+        .and_then(|parsed| parsed.text("threads")?.trim().parse::<u32>().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
 fn color_name(c: Color) -> &'static str {
     match c {
         Color::Black => "black",

@@ -119,6 +119,46 @@ async fn a_full_store_evicts_its_least_recently_used_idle_game() {
     assert!(!alive[1], "the least recently used game went first");
 }
 
+/// `workers` bounds threads, not searches: a search on two threads takes both workers of two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_on_several_threads_takes_as_many_workers() {
+    let config = ServerConfig {
+        workers: 2,
+        queue_wait: Duration::from_millis(200),
+        ..ServerConfig::default()
+    };
+    let app = web::router(
+        Catalog::new().with(
+            "Othello 8x8",
+            catalog::local_registry::<othello::Othello8>(),
+            "greedy",
+            "greedy",
+        ),
+        config,
+    );
+    let wide = new_game(
+        &app,
+        json!({"game": "othello8", "black": "othello:threads=2,book=off", "white": "human"}),
+    )
+    .await;
+    let other = new_game(
+        &app,
+        json!({"game": "othello8", "black": "greedy", "white": "human"}),
+    )
+    .await;
+    // At least a third of its 3 s (it starts no iteration past that).
+    let running = think(&app, &wide, 3000);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (status, err) = think(&app, &other, 10).await.expect("task");
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{err}");
+    assert!(err["error"].as_str().unwrap().contains("busy"), "{err}");
+    let (status, done) = running.await.expect("task");
+    assert_eq!(status, StatusCode::OK, "{done}");
+    // Both workers free again.
+    let (status, moved) = think(&app, &other, 10).await.expect("task");
+    assert_eq!(status, StatusCode::OK, "{moved}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_full_of_thinking_games_refuses_clearly() {
     let config = ServerConfig {
