@@ -107,6 +107,12 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
 }
 
 fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()> {
+    if let Some(path) = &args.csv {
+        crate::input::check_output(path, "--csv")?;
+    }
+    if let Some(path) = &args.json {
+        crate::input::check_output(path, "--json")?;
+    }
     let sprt = args
         .sprt
         .as_deref()

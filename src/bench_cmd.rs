@@ -217,6 +217,12 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
     if !(1..=64).contains(&threads) {
         bail!("--threads {threads}: 1 to 64");
     }
+    if !(4..=othello_engine::MAX_TABLE_BITS).contains(&table_bits) {
+        bail!(
+            "--table-bits must be from 4 to {} (24 bytes per entry)",
+            othello_engine::MAX_TABLE_BITS
+        );
+    }
     let single = (threads > 1).then(|| {
         let r = othello_engine::bench::endgame(first..=last, table_bits, 1, |_| {});
         print_total("one thread", r.nodes, r.elapsed);

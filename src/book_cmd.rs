@@ -97,6 +97,9 @@ enum BookCommand {
 }
 
 pub fn run(args: &BookArgs) -> Result<()> {
+    if let BookCommand::Build { out, .. } = &args.what {
+        crate::input::check_output(out, "--out")?;
+    }
     match &args.what {
         BookCommand::Build {
             wthor,
@@ -181,14 +184,25 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
     }
     let started = Instant::now();
     let mut games = Vec::new();
+    let mut skipped = 0;
     for path in crate::data_cmd::wthor_files(wthor)? {
         let bytes = crate::input::read(&path)?;
         let file = parse_games(&bytes).with_context(|| format!("reading {}", path.display()))?;
         for g in file.games {
-            if let Ok(replay) = g.replay() {
-                games.push(replay.positions().to_vec());
+            match g.replay() {
+                Ok(replay) => games.push(replay.positions().to_vec()),
+                Err(_) => skipped += 1,
             }
         }
+    }
+    if skipped > 0 {
+        eprintln!("{skipped} games did not replay (an illegal move) and were left out");
+    }
+    if games.is_empty() {
+        bail!(
+            "no game of {} replays: there is nothing to build a book from",
+            wthor.display()
+        );
     }
     let positions = collect(&games, plies, min_count.max(1));
     drop(games);

@@ -27,6 +27,27 @@ pub fn read_to_string(path: &Path) -> Result<String> {
     String::from_utf8(read(path)?).with_context(|| format!("{} is not UTF-8 text", path.display()))
 }
 
+/// Checks before any work that `path` can take an output file: not a folder, and in a folder
+/// that exists. `flag` names the option in the error.
+///
+/// # Errors
+/// A path that is a folder, or whose folder is missing.
+pub fn check_output(path: &Path, flag: &str) -> Result<()> {
+    let shown = path.display();
+    if path.is_dir() {
+        bail!("{flag} {shown} is a folder: name the file to write");
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            bail!(
+                "{flag} {shown}: the folder {} does not exist",
+                parent.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `path`'s bytes: a regular file of at most `limit` bytes.
 ///
 /// # Errors
@@ -89,6 +110,24 @@ mod tests {
                 assert!(err.contains("not a regular file"), "{err}");
             }
         }
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn outputs_are_checked_before_the_work() {
+        let dir = std::env::temp_dir().join(format!("stonelab-output-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let err = check_output(&dir, "--out").unwrap_err().to_string();
+        assert!(err.contains("is a folder"), "{err}");
+        let err = check_output(&dir.join("no/such/file.bin"), "--csv")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--csv") && err.contains("does not exist"),
+            "{err}"
+        );
+        check_output(&dir.join("new.bin"), "--out").unwrap();
+        check_output(Path::new("relative.bin"), "--out").unwrap();
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -713,6 +713,12 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
     let started = Instant::now();
     let parts = label(out, config, args.quiet)?;
     let mut samples = parts.concat();
+    if samples.is_empty() {
+        bail!(
+            "no labelled positions in {}: none of its games replays (each has an illegal move)",
+            config.wthor.display()
+        );
+    }
     let counts = |samples: &[Sample], self_play: usize| SampleCounts {
         train: samples.iter().filter(|s| !s.test).count(),
         test: samples.iter().filter(|s| s.test).count(),
@@ -929,6 +935,12 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
                 positions.push(*pos);
             }
         }
+    }
+    if positions.is_empty() {
+        bail!(
+            "no position to search: no game of {} replays (each has an illegal move)",
+            args.wthor.display()
+        );
     }
     replace_out(out, PROBCUT_RUN_FILES)?;
     let started = Instant::now();

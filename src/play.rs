@@ -95,6 +95,10 @@ fn play_game<G: CliGame + CatalogGame>(args: &PlayArgs, seed: u64, color: bool) 
     let stdin = io::stdin();
     let mut session = Session {
         players,
+        // The game's default AI answers `hint`.
+        hinter: registry
+            .build(G::DEFAULT_OPPONENT, seed.wrapping_add(2))
+            .ok(),
         input: stdin.lock(),
         out: stdout.lock(),
         color,
@@ -136,6 +140,8 @@ impl<G: Game> Player<G> {
 /// One game: the players, and where text comes from and goes.
 struct Session<G: Game, R, W> {
     players: [Player<G>; 2],
+    /// What answers `hint`.
+    hinter: Option<Box<dyn Agent<G>>>,
     input: R,
     out: W,
     color: bool,
@@ -146,13 +152,18 @@ enum Command<M> {
     Play(M),
     Undo,
     Hint,
+    Help,
     Quit,
 }
+
+/// How long a `hint` may think.
+const HINT_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn parse_command<G: Game>(line: &str) -> Option<Command<G::Move>> {
     match line.trim().to_ascii_lowercase().as_str() {
         "undo" | "u" => Some(Command::Undo),
-        "hint" | "h" | "help" | "?" => Some(Command::Hint),
+        "hint" | "h" => Some(Command::Hint),
+        "help" | "?" => Some(Command::Help),
         "quit" | "q" | "exit" => Some(Command::Quit),
         other => G::parse_move(other).ok().map(Command::Play),
     }
@@ -271,9 +282,29 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
                     return Ok(());
                 }
                 Some(Command::Hint) => {
+                    let text = match self
+                        .hinter
+                        .as_mut()
+                        .map(|a| a.select(&pos, &Budget::time(HINT_TIME)))
+                    {
+                        Some(Ok(d)) => {
+                            let eval = d.value().map_or_else(String::new, |s| {
+                                let exact = if s.is_proven() { ", exact" } else { "" };
+                                format!(" (eval {s}{exact})")
+                            });
+                            format!("Hint ({}): {}{eval}.", G::DEFAULT_OPPONENT, d.mv)
+                        }
+                        Some(Err(e)) => format!("No hint here: {e}."),
+                        None => "No hint: this game has no default AI to ask.".to_string(),
+                    };
+                    writeln!(self.out, "{text}")?;
+                    show = false;
+                }
+                Some(Command::Help) => {
                     writeln!(
                         self.out,
-                        "Legal moves: {}. Commands: a move ({}){}, undo, hint, quit.",
+                        "Legal moves: {}. Commands: a move ({}){}, undo, hint (the default AI's \
+                         move), help, quit.",
                         legal_text::<G>(&legal),
                         G::example_move(),
                         if G::list_moves_in_prompt() {
@@ -394,6 +425,7 @@ mod tests {
                     agent,
                 },
             ],
+            hinter: None,
             input: "".as_bytes(),
             out: Vec::new(),
             color: false,

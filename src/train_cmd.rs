@@ -422,8 +422,14 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             out: &args.out,
             wthor: &args.wthor,
             weights: args.from.as_deref(),
-            positions: args.positions.unwrap_or(1000),
-            max_depth: args.depth.unwrap_or(10).clamp(3, 20),
+            positions: match args.positions.unwrap_or(1000) {
+                n @ 1..=100_000 => n,
+                n => bail!("--positions {n}: from 1 to 100000 record positions"),
+            },
+            max_depth: match args.depth.unwrap_or(10) {
+                d @ 3..=20 => d,
+                d => bail!("--depth {d}: the deepest search fitted, from 3 to 20 plies"),
+            },
             seed: args.seed,
             force: args.force,
             quiet: args.quiet,
@@ -457,6 +463,9 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
     }
     if !(0.0..=1.0).contains(&args.deviations) {
         bail!("--deviations {}: a fraction from 0 to 1", args.deviations);
+    }
+    if let Some(d) = args.depth.filter(|d| !(1..=12).contains(d)) {
+        bail!("--depth {d}: the self-play games' search, from 1 to 12 plies");
     }
     if args.deviations > 0.0 && args.search_depth == 0 {
         bail!(

@@ -47,7 +47,7 @@ fn ai_game_finishes_and_its_transcript_and_score_check_out() {
 
 #[test]
 fn human_input_is_checked_and_bad_entries_change_nothing() {
-    let input = "z9\na1\npass\nhint\nD3\nundo\nundo\nf5\nquit\n";
+    let input = "z9\na1\npass\nhint\nhelp\nD3\nundo\nundo\nf5\nquit\n";
     let (ok, out, err) = stonelab(&["play", "--white", "greedy", "--seed", "1"], input);
     assert!(ok, "{err}");
     assert!(out.contains("Cannot read \"z9\""), "{out}");
@@ -57,6 +57,17 @@ fn human_input_is_checked_and_bad_entries_change_nothing() {
     );
     assert!(out.contains("You cannot pass"), "{out}");
     assert!(out.contains("Legal moves: d3 c4 f5 e6. Commands:"), "{out}");
+    // `hint` asks the game's default AI for a legal move.
+    let hint = out
+        .split("Hint (othello")
+        .nth(1)
+        .and_then(|rest| rest.split_once("): "))
+        .map(|(_, mv)| mv)
+        .unwrap_or_else(|| panic!("no hint in:\n{out}"));
+    assert!(
+        ["d3", "c4", "f5", "e6"].iter().any(|m| hint.starts_with(m)),
+        "{out}"
+    );
     assert!(out.contains("white (greedy) plays"), "{out}");
     // Greedy scores in discs: after d3 and its reply the discs are level.
     assert!(out.contains("(eval +0.00)."), "{out}");

@@ -261,7 +261,16 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 ));
             }
             let time = spec.duration("time")?;
-            let given_depth = spec.positive("depth")?.map(|d| d.min(60) as u32);
+            let given_depth = spec.positive("depth")?;
+            if let Some(d) = given_depth.filter(|&d| d > 30) {
+                return Err(bad(
+                    "depth",
+                    d.to_string(),
+                    "at most 30: deeper midgame searches take far too long for a game (time= \
+                     gives a clock instead)",
+                ));
+            }
+            let given_depth = given_depth.map(|d| d as u32);
             let depth = match given_depth {
                 Some(d) => d,
                 None if time.is_some() => 60,

@@ -425,7 +425,10 @@ fn parse_board(text: &str) -> Result<Othello8, GgfError> {
             )))
         }
     };
-    Othello8::from_bitboards(black, white, side).map_err(|e| bad(&e.to_string()))
+    // A board no game can reach (an empty centre square) is refused as `solve` refuses it.
+    let pos = Othello8::from_bitboards(black, white, side).map_err(|e| bad(&e.to_string()))?;
+    pos.validate().map_err(|e| bad(&e.to_string()))?;
+    Ok(pos)
 }
 
 /// Checks the tags that say which game a record is: `GM` must be Othello and `TY` 8x8.
@@ -691,8 +694,15 @@ mod tests {
 
     #[test]
     fn passes_explicit_and_implicit() {
-        // Black to move with no disc to place while white can move: black must pass.
-        let bo = format!("8 O*{} *", "-".repeat(62));
+        // Black to move with no disc to place while white can move: black must pass. White
+        // holds a1 and the four centre squares, black b1 alone; white's c1 ends the game.
+        let mut squares = vec!['-'; 64];
+        squares[0] = 'O';
+        squares[1] = '*';
+        for centre in [27, 28, 35, 36] {
+            squares[centre] = 'O';
+        }
+        let bo = format!("8 {} *", squares.into_iter().collect::<String>());
         let explicit = format!("(;GM[Othello]BO[{bo}]B[PA]W[c1/0/1];)");
         let game = GgfGame::parse(&explicit).unwrap();
         assert_eq!(game.moves()[0].mv, Move::Pass);
@@ -732,6 +742,14 @@ mod tests {
         assert!(matches!(err(&bad_square), GgfError::BadBoard { .. }));
         let bad_side = format!("(;{};)", start.replace(" *]", " ?]"));
         assert!(matches!(err(&bad_side), GgfError::BadBoard { .. }));
+        // A board no game reaches: an empty centre square, or an empty board.
+        let hollow = format!("(;{};)", start.replace("O*", "-*"));
+        match err(&hollow) {
+            GgfError::BadBoard { why, .. } => assert!(why.contains("centre square d4"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let empty = format!("(;BO[8 {} *];)", "-".repeat(64));
+        assert!(matches!(err(&empty), GgfError::BadBoard { .. }));
         assert_eq!(
             err(&format!("(;{start}{start};)")),
             GgfError::MisplacedBoard

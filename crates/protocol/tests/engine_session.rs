@@ -177,8 +177,15 @@ fn moves_may_skip_a_forced_pass_and_go_passes_at_once() {
         budgets: Arc::default(),
     };
     let mut engine = NboardEngine::new(Box::new(agent));
-    // Black (to move) must pass; white then takes c1 and the game is over.
-    let bo = format!("BO[8 O*{} *]", "-".repeat(62));
+    // Black (to move) must pass; white then takes c1 and the game is over. White holds a1 and
+    // the four centre squares, black b1 alone.
+    let mut squares = vec!['-'; 64];
+    squares[0] = 'O';
+    squares[1] = '*';
+    for centre in [27, 28, 35, 36] {
+        squares[centre] = 'O';
+    }
+    let bo = format!("BO[8 {} *]", squares.into_iter().collect::<String>());
     let script = format!("set game (;GM[Othello]{bo};)\ngo\nmove c1\ngo\nhint 2\n");
     let out = run(&mut engine, script.as_bytes());
     assert_eq!(
