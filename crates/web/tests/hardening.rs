@@ -297,21 +297,33 @@ async fn every_response_carries_the_security_headers_and_hosts_ignore_case() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_connection_that_never_finishes_its_headers_is_closed() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// A real server on a free loopback port: its address, the sender that stops it, its task.
+async fn listen(
+    config: ServerConfig,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
-    let config = ServerConfig {
-        header_timeout: Duration::from_millis(300),
-        ..ServerConfig::default()
-    };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(web::serve(listener, catalog(), config, async {
         let _ = stopped.await;
     }));
+    (addr, stop, server)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_never_finishes_its_headers_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (addr, stop, server) = listen(ServerConfig {
+        header_timeout: Duration::from_millis(300),
+        ..ServerConfig::default()
+    })
+    .await;
     // A whole request is answered.
     let mut ok = tokio::net::TcpStream::connect(addr).await.expect("connect");
     ok.write_all(b"GET /api/catalog HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
@@ -348,18 +360,11 @@ async fn a_connection_that_never_finishes_its_headers_is_closed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_body_that_never_arrives_gets_a_408_and_its_connection_closes() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let config = ServerConfig {
+    let (addr, stop, server) = listen(ServerConfig {
         body_timeout: Duration::from_millis(300),
         ..ServerConfig::default()
-    };
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(web::serve(listener, catalog(), config, async {
-        let _ = stopped.await;
-    }));
+    })
+    .await;
     let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
     slow.write_all(
         b"POST /api/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
