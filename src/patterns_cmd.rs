@@ -679,6 +679,26 @@ fn replace_out(out: &Path, files: &[&str]) -> Result<()> {
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
 }
 
+/// The settings in which `now` differs from `saved`, as `key: now here, saved in the run`.
+fn differences(saved: &PatternConfig, now: &PatternConfig) -> String {
+    let (Ok(serde_json::Value::Object(saved)), Ok(serde_json::Value::Object(now))) =
+        (serde_json::to_value(saved), serde_json::to_value(now))
+    else {
+        return "unreadable settings".into();
+    };
+    let list: Vec<String> = now
+        .iter()
+        .filter(|(key, value)| saved.get(*key) != Some(*value))
+        .map(|(key, value)| {
+            let was = saved
+                .get(key)
+                .map_or_else(|| "none".into(), ToString::to_string);
+            format!("{key}: {value} here, {was} in the run")
+        })
+        .collect();
+    list.join("; ")
+}
+
 /// Runs (or resumes) a pattern training run.
 pub fn train(args: &PatternArgs<'_>) -> Result<()> {
     let out = args.out;
@@ -690,10 +710,9 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             .with_context(|| format!("--resume: {} is not a pattern run", config_path.display()))?;
         if saved != args.config {
             bail!(
-                "--resume: {} was made with other settings; resume with the same options \
-                 (saved: {})",
+                "--resume: {} was made with other settings ({}); resume with the same options",
                 out.display(),
-                text.trim()
+                differences(&saved, &args.config)
             );
         }
     } else {

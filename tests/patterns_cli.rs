@@ -170,6 +170,7 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
     other[depth + 1] = "3".into();
     let (ok, _, err) = run(&other);
     assert!(!ok && err.contains("other settings"), "{err}");
+    assert!(err.contains("search_depth: 3 here, 2 in the run"), "{err}");
     let (ok, _, err) = run(&tiny(&a));
     assert!(
         !ok && err.contains("--resume") && err.contains("--force"),
