@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use othello::bitboard::legal_moves;
 use othello::{Move, Othello8, Square};
 
 /// The 8 board symmetries of a bitboard (bit `8 * row + col`): `s & 1` mirrors the files,
@@ -252,6 +253,13 @@ impl Book {
             if p & o != 0 {
                 return Err(BookError::Entry(i, "the two sides' discs overlap".into()));
             }
+            let reachable = position(p, o).is_some_and(|pos| pos.validate().is_ok());
+            if !reachable {
+                return Err(BookError::Entry(
+                    i,
+                    "a position no game reaches (an empty centre square)".into(),
+                ));
+            }
             let list = body.get(at..at + 3 * n).ok_or_else(|| short(at + 3 * n))?;
             let moves: Vec<(u8, i16)> = list
                 .chunks_exact(3)
@@ -263,8 +271,21 @@ impl Book {
             {
                 return Err(BookError::Entry(i, "a move onto an occupied square".into()));
             }
+            let legal = legal_moves(p, o);
+            if moves.iter().any(|&(sq, _)| legal >> sq & 1 == 0) {
+                return Err(BookError::Entry(i, "a move that flips no disc".into()));
+            }
+            let mut squares: u64 = 0;
+            for &(sq, _) in &moves {
+                if squares >> sq & 1 == 1 {
+                    return Err(BookError::Entry(i, "a move listed twice".into()));
+                }
+                squares |= 1 << sq;
+            }
             at += 3 * n;
-            entries.insert((p, o), BookEntry { moves });
+            if entries.insert((p, o), BookEntry { moves }).is_some() {
+                return Err(BookError::Entry(i, "a position listed twice".into()));
+            }
         }
         if at != body.len() {
             return Err(BookError::Length {

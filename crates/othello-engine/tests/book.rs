@@ -135,6 +135,59 @@ fn book_files_round_trip_and_bad_files_are_refused() {
     ));
 }
 
+/// FNV-1a over the body, as the book's header carries it.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A book file made by hand: the header of a real one, then `entries` with a valid checksum.
+fn craft(entries: &[(u64, u64, Vec<(u8, i16)>)]) -> Vec<u8> {
+    let real = Book::new(6).to_bytes();
+    let mut body = Vec::new();
+    for (p, o, moves) in entries {
+        body.extend_from_slice(&p.to_le_bytes());
+        body.extend_from_slice(&o.to_le_bytes());
+        body.push(moves.len() as u8);
+        for &(sq, score) in moves {
+            body.push(sq);
+            body.extend_from_slice(&score.to_le_bytes());
+        }
+    }
+    let mut out = real[..8].to_vec();
+    out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    out.extend_from_slice(&[6, 0, 0, 0]);
+    out.extend_from_slice(&fnv1a(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+#[test]
+fn crafted_books_that_pass_the_checksum_are_still_refused() {
+    let start = Othello8::new();
+    let (p, o) = (start.player(), start.opponent());
+    let square = |name: &str| name.parse::<Square>().expect("square").index() as u8;
+    let d3 = square("d3");
+    // The crafted header and checksum are right: a good entry reads.
+    let good = craft(&[(p, o, vec![(d3, 64)])]);
+    assert!(Book::from_bytes(&good).is_ok());
+    for (entries, why) in [
+        (vec![(p, o, vec![(d3, 64), (d3, 64)])], "listed twice"),
+        (vec![(p, o, vec![(square("a1"), 64)])], "flips no disc"),
+        (
+            vec![(p, o, vec![(d3, 64)]), (p, o, vec![(d3, 64)])],
+            "position listed twice",
+        ),
+        (vec![(1, 2, vec![])], "no game reaches"),
+    ] {
+        match Book::from_bytes(&craft(&entries)) {
+            Err(BookError::Entry(_, text)) => assert!(text.contains(why), "{text}"),
+            other => panic!("{why}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn back_up_is_negamax_through_the_book() {
     // The start, f5, and the three replies: the book value of f5 becomes minus the best reply.
