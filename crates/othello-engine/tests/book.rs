@@ -142,8 +142,11 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// One book entry as stored: the mover's discs, the other side's, (square, score) per move.
+type RawEntry = (u64, u64, Vec<(u8, i16)>);
+
 /// A book file made by hand: the header of a real one, then `entries` with a valid checksum.
-fn craft(entries: &[(u64, u64, Vec<(u8, i16)>)]) -> Vec<u8> {
+fn craft(entries: &[RawEntry]) -> Vec<u8> {
     let real = Book::new(6).to_bytes();
     let mut body = Vec::new();
     for (p, o, moves) in entries {
