@@ -563,6 +563,11 @@ fn optional_body<T: Default + serde::de::DeserializeOwned>(bytes: &[u8]) -> Resu
     serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
 }
 
+/// `undo` takes no field.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UndoBody {}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CreateBody {
@@ -708,7 +713,13 @@ async fn play(
     quick(&app, &id, |s| s.play(&req.mv))
 }
 
-async fn undo(State(app): State<Shared>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+async fn undo(
+    State(app): State<Shared>,
+    Path(id): Path<String>,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    // No field is taken: an empty body or `{}`, like every other route's unknown fields refused.
+    let UndoBody {} = optional_body(&bytes(payload)?)?;
     quick(&app, &id, |s| s.undo())
 }
 

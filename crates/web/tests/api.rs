@@ -257,6 +257,21 @@ async fn agents_reply_undo_and_hint() {
         .map(|m| m["move"].as_str().unwrap())
         .collect();
     assert!(legal.contains(&hint["move"].as_str().unwrap()), "{hint}");
+    // Undo takes no field: an unknown one is refused, and nothing is undone.
+    let (status, err) = call(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/undo"),
+        Some("{\"x\": 1}"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    assert!(
+        err["error"].as_str().unwrap().contains("unknown field"),
+        "{err}"
+    );
+    let (_, kept) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_ne!(kept["moves"], json!([]));
     // Undo goes back to the human's turn: the start.
     let (status, back) = call(&app, "POST", &format!("/api/games/{id}/undo"), None).await;
     assert_eq!(status, StatusCode::OK);
