@@ -91,6 +91,9 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
             if looks_like_path && !path.exists() {
                 bail!("no such file: {arg}");
             }
+            if looks_like_path && !path.is_file() {
+                bail!("{arg}: not a regular file (a position file is an .obf text file)");
+            }
             // A board string is checked against the rules: a position no game reaches (an
             // empty centre square) is named as such, not solved.
             let pos = match arg.parse::<Othello<N>>() {

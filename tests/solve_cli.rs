@@ -89,6 +89,13 @@ fn errors_name_the_real_problem_once() {
     let (ok, _, err) = stonelab(&["solve", "/nonexistent/position.obf"], "");
     assert!(!ok);
     assert_eq!(err.trim(), "error: no such file: /nonexistent/position.obf");
+    // A path that is not a regular file (a folder, a device) is named as such.
+    let (ok, _, err) = stonelab(&["solve", "/dev/null"], "");
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "error: /dev/null: not a regular file (a position file is an .obf text file)"
+    );
     let dir = std::env::temp_dir().join(format!("stonelab-solve-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let path = dir.join("notes.obf");
