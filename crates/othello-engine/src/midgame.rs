@@ -1084,6 +1084,17 @@ impl MidgameAgent {
         self.search = self.search.with_probcut(Some((table, t)));
         self
     }
+
+    /// The depth and time a search under `budget` gets: the budget's, else this agent's; a
+    /// clock without a depth searches as deep as the clock allows.
+    fn limits(&self, budget: &search::Budget) -> (u32, Option<Duration>) {
+        let depth = budget.depth.unwrap_or(if budget.time.is_some() {
+            60
+        } else {
+            self.depth
+        });
+        (depth, budget.time.or(self.time))
+    }
 }
 
 impl search::Agent<Othello8> for MidgameAgent {
@@ -1113,13 +1124,7 @@ impl search::Agent<Othello8> for MidgameAgent {
         if pos.is_over() {
             return Err(search::AgentError::GameOver);
         }
-        let time = budget.time.or(self.time);
-        // A clock without a depth searches as deep as the clock allows.
-        let depth = budget.depth.unwrap_or(if budget.time.is_some() {
-            60
-        } else {
-            self.depth
-        });
+        let (depth, time) = self.limits(budget);
         let r = self
             .search
             .search_threads(pos, depth, time, budget.nodes, self.threads);
@@ -1145,12 +1150,7 @@ impl search::Agent<Othello8> for MidgameAgent {
         if pos.is_over() {
             return Some(Err(search::AgentError::GameOver));
         }
-        let time = budget.time.or(self.time);
-        let depth = budget.depth.unwrap_or(if budget.time.is_some() {
-            60
-        } else {
-            self.depth
-        });
+        let (depth, time) = self.limits(budget);
         let found = self.search.analyse(pos, depth, time, budget.nodes);
         let nodes = self.search.nodes;
         let scale = self.search.scale();
