@@ -202,6 +202,53 @@ fn default_othello8_opponent_falls_back_to_alpha_beta_in_time() {
     assert!(took < budget + Duration::from_secs(1), "took {took:?}");
 }
 
+/// A time limit holds in the exact zone too: with the zone raised to 26 empties, FFO #45 (24
+/// empties, a cold solve of about 20 s in release mode) is abandoned in time and alpha-beta
+/// answers (no proven score claimed), for the engine and for the `solver` agent alike. Without
+/// a limit the zone is solved as before (a quick 12-empty position: a proven score).
+#[test]
+fn a_time_limit_holds_in_the_exact_zone() {
+    let problem = ffo(45);
+    let budget = Duration::from_millis(200);
+    for spec in [
+        "othello:empties=26,book=off",
+        "solver:empties=26,depth=4",
+        "othello:empties=26,book=off,threads=2",
+    ] {
+        let mut agent = Othello8::registry().build(spec, 1).expect("agent");
+        let started = Instant::now();
+        let d = agent
+            .select(&problem.pos, &Budget::time(budget))
+            .expect("a move");
+        let took = started.elapsed();
+        assert!(problem.pos.is_legal(d.mv), "{spec}");
+        assert!(
+            !d.value().is_some_and(Score::is_proven),
+            "{spec}: {:?}",
+            d.value()
+        );
+        assert!(
+            took < budget + Duration::from_secs(1),
+            "{spec}: took {took:?}"
+        );
+    }
+    // A quick position in the zone: #45 played on along the first legal move to 12 empties.
+    let mut pos = problem.pos;
+    while pos.empty().count_ones() > 12 {
+        let moves = pos.legal_moves();
+        pos = pos.play_unchecked(moves[0]);
+    }
+    assert!(!pos.is_over(), "{pos}");
+    let exact = Solver::<8>::new(16).solve(&pos).score;
+    let mut agent = Othello8::registry()
+        .build("othello:book=off", 1)
+        .expect("agent");
+    for budget in [Budget::default(), Budget::time(TEST_TIME)] {
+        let d = agent.select(&pos, &budget).expect("a move");
+        assert_eq!(d.value(), Some(Score::Proven { margin: exact }), "{pos}");
+    }
+}
+
 /// The 6x6 default keeps the exact solver's agent (the `othello` engine is 8x8 only): exact
 /// within reach. The positions have 20 empties, beyond the fixed threshold (18), so the clock
 /// decides; they take at most about 0.2 s each in a test build (22 empties took up to 1.9 s of

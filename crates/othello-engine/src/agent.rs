@@ -18,7 +18,8 @@ const SOLVE_SHARE: f64 = 0.75;
 /// [`Heuristic`] before. With a time limit (the budget's, else its own) it also tries the exact
 /// solve from up to `reach` empties within three quarters of that time; only when the solve
 /// does not finish does alpha-beta choose, in the time left. So it never gives away an endgame
-/// it could solve in the time it has. An exact decision's score is a proven margin
+/// it could solve in the time it has, and a time limit holds in the exact zone too (a hard
+/// solve there falls back to alpha-beta like any other). An exact decision's score is a proven margin
 /// ([`search::Score::Proven`], a draw included) and its depth is the number of empties.
 pub struct SolverAgent<const N: usize> {
     solver: Solver<N>,
@@ -179,16 +180,23 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
             return Err(AgentError::GameOver);
         }
         let empties = pos.empty().count_ones();
+        let time = budget.time.or(self.time);
         if empties <= self.exact_empties {
-            let s = self.solver.solve(pos);
-            return Self::exact(pos, s);
+            // Without a time limit the exact zone is always solved; with one, as beyond it,
+            // the solve gets three quarters of the time and alpha-beta the rest.
+            if time.is_none() {
+                let s = self.solver.solve(pos);
+                return Self::exact(pos, s);
+            }
+        } else if empties > self.reach || pos.legal_moves().len() < 2 {
+            return self.midgame.select(pos, budget);
         }
-        let Some(time) = budget.time.or(self.time) else {
+        let Some(time) = time else {
             return self.midgame.select(pos, budget);
         };
-        if empties > self.reach || pos.legal_moves().len() < 2 {
-            return self.midgame.select(pos, budget);
-        }
+        // Writing a cold table's memory is not the solve's time (a fresh agent, as the web
+        // app's analysis builds, would otherwise spend its share on it).
+        self.solver.allocate();
         let start = Instant::now();
         let limit = SolveLimit {
             deadline: Some(start + time.mul_f64(SOLVE_SHARE)),

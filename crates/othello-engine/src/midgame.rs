@@ -491,9 +491,29 @@ impl Midgame {
             Ok(pos) => pos,
             Err(_) => return 0,
         };
-        let s = self.solver.solve_window(&pos, lo.max(-65), hi.min(65));
-        self.nodes += s.nodes;
-        s.score * scale
+        if self.deadline.is_none() && self.node_limit.is_none() {
+            let s = self.solver.solve_window(&pos, lo.max(-65), hi.min(65));
+            self.nodes += s.nodes;
+            return s.score * scale;
+        }
+        // A search with a deadline or a node budget keeps it inside the solve too.
+        let limit = crate::SolveLimit {
+            deadline: self.deadline,
+            nodes: self.node_limit.map(|n| n.saturating_sub(self.nodes)),
+        };
+        match self
+            .solver
+            .solve_window_limited(&pos, lo.max(-65), hi.min(65), &limit)
+        {
+            Some(s) => {
+                self.nodes += s.nodes;
+                s.score * scale
+            }
+            None => {
+                self.stopped = true;
+                0
+            }
+        }
     }
 
     /// Moves of `n` in search order (into `list`, returning how many): the table move, then by
@@ -1181,5 +1201,60 @@ fn raw_score(score: i32, exact: bool, scale: i32) -> i32 {
         }
     } else {
         score * 100 / scale
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn node(pos: &Othello8) -> Node {
+        Node {
+            p: pos.player(),
+            o: pos.opponent(),
+            f: Features::from_scratch(pos.player(), pos.opponent()),
+        }
+    }
+
+    /// Where a search reaches the end it hands the node to the solver, which keeps the search's
+    /// deadline and node budget: past either the search stops instead of solving on (FFO #45, 24
+    /// empties, seconds to solve); within them, and without them, the score is exact.
+    #[test]
+    fn the_solve_at_the_end_keeps_the_searchs_limits() {
+        let hard = crate::obf::ffo_suite()[44].pos;
+        assert_eq!(hard.empty().count_ones(), 24);
+        let eval = crate::pattern::bundled();
+        let scale = eval.scale();
+        for (deadline, nodes) in [(Some(Instant::now()), None), (None, Some(10_000))] {
+            let mut m = Midgame::new(eval.clone(), 10);
+            m.deadline = deadline;
+            m.node_limit = nodes;
+            let started = Instant::now();
+            m.exact(&node(&hard), -scale, scale);
+            assert!(m.stopped, "{deadline:?} {nodes:?}");
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "{deadline:?} {nodes:?}"
+            );
+        }
+        let mut easy = hard;
+        while easy.empty().count_ones() > 12 {
+            easy = easy.play_unchecked(easy.legal_moves()[0]);
+        }
+        let exact = Solver::<8>::new(16).solve(&easy).score;
+        let limits = [
+            (None, None),
+            (Some(Instant::now() + Duration::from_secs(60)), None),
+            (None, Some(u64::MAX / 2)),
+        ];
+        for (deadline, nodes) in limits {
+            let mut m = Midgame::new(eval.clone(), 10);
+            m.deadline = deadline;
+            m.node_limit = nodes;
+            let got = m.exact(&node(&easy), -65 * scale, 65 * scale);
+            assert!(!m.stopped);
+            assert_eq!(got, exact * scale, "{deadline:?} {nodes:?}");
+        }
     }
 }

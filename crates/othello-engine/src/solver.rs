@@ -1625,6 +1625,20 @@ impl<const N: usize> Solver<N> {
         self.window(pos, alpha, beta, &SolveLimit::default()).0
     }
 
+    /// [`solve_window`](Self::solve_window) within `limit`: `None` when the limit ran out
+    /// first (bounds proven before that stay in the table, as in
+    /// [`solve_limited`](Self::solve_limited)).
+    pub fn solve_window_limited(
+        &mut self,
+        pos: &Othello<N>,
+        alpha: i32,
+        beta: i32,
+        limit: &SolveLimit,
+    ) -> Option<Solution> {
+        let (solution, aborted) = self.window(pos, alpha, beta, limit);
+        (!aborted).then_some(solution)
+    }
+
     /// [`solve_window`](Self::solve_window) within `limit`; `true` beside the solution when the
     /// limit ran out (the solution is then meaningless).
     fn window(
