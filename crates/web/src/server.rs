@@ -37,6 +37,11 @@ pub struct ServerConfig {
     /// Games kept at once; beyond it the least recently used idle game (no worker running for
     /// it) is dropped.
     pub max_games: usize,
+    /// Games one client address keeps at once (a fifth of [`max_games`](Self::max_games) by
+    /// default); beyond it that client's own least recently used idle game is dropped, so that
+    /// one client cannot push everyone else's games out of the store. Requests that carry no
+    /// address (a router called directly) count only against `max_games`.
+    pub max_games_per_client: usize,
     /// A game untouched this long is dropped.
     pub idle: Duration,
     /// Search threads running at once: a search on `threads=N` takes N of them (at most all),
@@ -74,6 +79,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             max_games: 500,
+            max_games_per_client: 100,
             idle: Duration::from_secs(30 * 60),
             workers: std::thread::available_parallelism()
                 .map_or(2, |n| n.get())
@@ -100,6 +106,8 @@ struct Entry {
     busy: AtomicBool,
     last_used: Mutex<Instant>,
     events: broadcast::Sender<(&'static str, Value)>,
+    /// The address of the client that created the game, where the server knows it.
+    owner: Option<std::net::IpAddr>,
 }
 
 /// Marks a game busy while it lives: created when a worker starts on the game, dropped on every
@@ -359,7 +367,7 @@ pub async fn serve(
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok(accepted) => accepted,
                 Err(_) => {
                     // Out of file descriptors and the like: wait a little, then go on.
                     tokio::time::sleep(Duration::from_millis(50)).await;
@@ -368,12 +376,22 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        let (stream, peer) = stream;
         let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
             drop(stream); // too many open connections
             continue;
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        // Every request knows its client's address (the per-client game cap).
+        let inner = hyper_util::service::TowerToHyperService::new(router.clone());
+        let service = hyper::service::service_fn(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                hyper::service::Service::call(&inner, request)
+            },
+        );
         let connection = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout)
@@ -388,6 +406,18 @@ pub async fn serve(
     // Event streams never end by themselves: give open connections two seconds.
     let _ = tokio::time::timeout(Duration::from_secs(2), graceful.shutdown()).await;
     Ok(())
+}
+
+/// The least recently used idle game among `games`: one with no worker running or queued for it
+/// (a game waiting for a human is idle however recently it was played).
+fn least_recently_used_idle<'a>(
+    games: impl Iterator<Item = (&'a String, &'a Arc<Entry>)>,
+) -> Option<String> {
+    games
+        .filter(|(_, e)| !e.busy.load(Ordering::SeqCst) && e.session.try_lock().is_ok())
+        .filter_map(|(id, e)| e.last_used.lock().ok().map(|t| (id, *t)))
+        .min_by_key(|(_, t)| *t)
+        .map(|(id, _)| id.clone())
 }
 
 /// Binds a TCP listener, turning "address in use" into a clear message.
@@ -429,21 +459,37 @@ impl App {
         });
     }
 
-    fn insert(&self, session: Box<dyn Session>) -> Result<(String, Value), ApiError> {
+    fn insert(
+        &self,
+        session: Box<dyn Session>,
+        owner: Option<std::net::IpAddr>,
+    ) -> Result<(String, Value), ApiError> {
         let mut games = self
             .games
             .lock()
             .map_err(|_| ApiError::internal("game store unavailable"))?;
+        if owner.is_some() {
+            let cap = self.config.max_games_per_client.max(1);
+            loop {
+                let mine = games.iter().filter(|(_, e)| e.owner == owner);
+                if mine.clone().count() < cap {
+                    break;
+                }
+                match least_recently_used_idle(mine) {
+                    Some(id) => {
+                        games.remove(&id);
+                    }
+                    None => {
+                        return Err(ApiError::unavailable(format!(
+                            "this client's {cap} games all have an agent thinking; try again \
+                             shortly"
+                        )))
+                    }
+                }
+            }
+        }
         while games.len() >= self.config.max_games.max(1) {
-            // Drop the least recently used idle game: one with no worker running or queued for
-            // it (a game waiting for a human is idle however recently it was played).
-            let oldest = games
-                .iter()
-                .filter(|(_, e)| !e.busy.load(Ordering::SeqCst) && e.session.try_lock().is_ok())
-                .filter_map(|(id, e)| e.last_used.lock().ok().map(|t| (id, *t)))
-                .min_by_key(|(_, t)| *t)
-                .map(|(id, _)| id.clone());
-            match oldest {
+            match least_recently_used_idle(games.iter()) {
                 Some(id) => {
                     games.remove(&id);
                 }
@@ -464,6 +510,7 @@ impl App {
             busy: AtomicBool::new(false),
             last_used: Mutex::new(Instant::now()),
             events,
+            owner,
         });
         let state = entry.state(&id);
         games.insert(id.clone(), entry);
@@ -641,6 +688,7 @@ fn unknown_game(app: &App, id: &str) -> ApiError {
 
 async fn create(
     State(app): State<Shared>,
+    extensions: axum::http::Extensions,
     payload: Result<Json<CreateBody>, JsonRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let req = body(payload)?;
@@ -663,7 +711,10 @@ async fn create(
         tokio::task::spawn_blocking(move || kind.create(&black, &white, seed, models, cap))
             .await
             .map_err(|_| ApiError::internal("creating the game failed"))??;
-    let (_, state) = app.insert(session)?;
+    let client = extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip());
+    let (_, state) = app.insert(session, client)?;
     Ok((StatusCode::CREATED, Json(state)))
 }
 

@@ -468,3 +468,81 @@ async fn an_oversized_body_gets_the_same_413_on_every_route() {
     .await;
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{err}");
 }
+
+/// One HTTP/1.1 request to a real server from the local address `from` (any 127.x.y.z on
+/// Linux): its status code and JSON body.
+async fn request_from(
+    addr: std::net::SocketAddr,
+    from: [u8; 4],
+    method: &str,
+    path: &str,
+    body: &str,
+) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind(std::net::SocketAddr::from((from, 0)))
+        .expect("bind a loopback address");
+    let mut stream = socket.connect(addr).await.expect("connect");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut reply = Vec::new();
+    stream.read_to_end(&mut reply).await.expect("read");
+    let text = String::from_utf8_lossy(&reply);
+    let status = text
+        .get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP reply: {text}"));
+    let json = text
+        .split_once("\r\n\r\n")
+        .and_then(|(_, b)| serde_json::from_str(b).ok())
+        .unwrap_or(Value::Null);
+    (status, json)
+}
+
+/// One client creating game after game pushes out only its own oldest games: another
+/// client's games stay, however many the first creates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_push_out_another_clients_games() {
+    let (addr, stop, server) = listen(ServerConfig {
+        max_games: 6,
+        max_games_per_client: 3,
+        ..ServerConfig::default()
+    })
+    .await;
+    let create = |from| async move {
+        let game = json!({"game": "othello6", "white": "human"}).to_string();
+        let (status, state) = request_from(addr, from, "POST", "/api/games", &game).await;
+        assert_eq!(status, 201, "{state}");
+        state["id"].as_str().expect("id").to_string()
+    };
+    let alive = |id: String| async move {
+        request_from(addr, [127, 0, 0, 1], "GET", &format!("/api/games/{id}"), "")
+            .await
+            .0
+            == 200
+    };
+    let mine = vec![create([127, 0, 0, 1]).await, create([127, 0, 0, 1]).await];
+    let mut theirs = Vec::new();
+    for _ in 0..8 {
+        theirs.push(create([127, 0, 0, 2]).await);
+    }
+    for id in mine {
+        assert!(alive(id).await, "another client's game was pushed out");
+    }
+    let mut kept = Vec::new();
+    for id in theirs {
+        kept.push(alive(id).await);
+    }
+    assert_eq!(
+        kept,
+        [false, false, false, false, false, true, true, true],
+        "the busy client keeps its 3 newest games"
+    );
+    let _ = stop.send(());
+    server.await.expect("task").expect("serve");
+}
