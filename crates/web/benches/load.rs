@@ -127,6 +127,8 @@ fn main() {
         let addr = listener.local_addr().expect("address");
         let config = ServerConfig {
             max_games: games.max(500) + 250,
+            // Every game comes from this one loopback client.
+            max_games_per_client: games.max(500) + 250,
             ..ServerConfig::default()
         };
         let (workers, budget) = (config.workers, config.memory_budget >> 20);
