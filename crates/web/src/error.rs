@@ -52,6 +52,11 @@ impl ApiError {
         Self::new(StatusCode::CONFLICT, message)
     }
 
+    /// 415: a body that is not UTF-8 JSON by its declared type.
+    pub fn unsupported_media(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, message)
+    }
+
     /// 422: well-formed but not allowed (an illegal move, an unreadable position).
     pub fn unprocessable(message: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, message)

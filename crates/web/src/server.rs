@@ -9,9 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -579,17 +579,58 @@ fn too_large() -> ApiError {
     }
 }
 
-fn body<T>(payload: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    payload.map(|Json(v)| v).map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            too_large()
-        } else {
-            ApiError::bad_request(format!("bad JSON body: {}", e.body_text()))
-        }
-    })
+/// A required JSON body: declared as UTF-8 JSON ([`check_json_type`], 415 otherwise) and read
+/// into `T` (400 naming the problem).
+fn body<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<T, ApiError> {
+    let bytes = bytes(payload)?;
+    check_json_type(headers)?;
+    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
 }
 
-/// The bytes of a body, or the same 413 as [`body`] when it is too large.
+/// Every body is JSON in UTF-8: `Content-Type: application/json` (or `application/…+json`),
+/// with no charset or `charset=utf-8`. Anything else is a 415 naming what was sent, on every
+/// route alike.
+fn check_json_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Err(ApiError::unsupported_media(
+            "a JSON body needs `Content-Type: application/json`",
+        ));
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| ApiError::unsupported_media("unreadable Content-Type header"))?;
+    let mut parts = text.split(';');
+    let essence = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+    let json = essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"));
+    if !json {
+        return Err(ApiError::unsupported_media(format!(
+            "Content-Type {:?} is not JSON: send `application/json`",
+            clip(text)
+        )));
+    }
+    for parameter in parts {
+        let Some((key, charset)) = parameter.split_once('=') else {
+            continue;
+        };
+        let charset = charset.trim().trim_matches('"');
+        if key.trim().eq_ignore_ascii_case("charset")
+            && !charset.eq_ignore_ascii_case("utf-8")
+            && !charset.eq_ignore_ascii_case("utf8")
+        {
+            return Err(ApiError::unsupported_media(format!(
+                "charset {:?}: bodies are JSON in UTF-8",
+                clip(charset)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The bytes of a body, or the same 413 on every route when it is too large.
 fn bytes(
     payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<axum::body::Bytes, ApiError> {
@@ -602,12 +643,18 @@ fn bytes(
     })
 }
 
-/// An optional JSON body: empty (whatever the content type) means the defaults.
-fn optional_body<T: Default + serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+/// An optional JSON body: empty (whatever the content type) means the defaults; any other is
+/// read as [`body`] reads a required one.
+fn optional_body<T: Default + serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<T, ApiError> {
+    let bytes = bytes(payload)?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }
-    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
+    check_json_type(headers)?;
+    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
 }
 
 /// `undo` takes no field.
@@ -621,6 +668,7 @@ struct CreateBody {
     game: String,
     black: Option<String>,
     white: Option<String>,
+    #[serde(default, deserialize_with = "whole_number")]
     seed: Option<u64>,
 }
 
@@ -634,7 +682,28 @@ struct MoveBody {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct ThinkBody {
+    #[serde(default, deserialize_with = "whole_number")]
     time_ms: Option<u64>,
+}
+
+/// A field that is a whole number from 0 to 2^64 - 1 (or null), its error saying so: JSON
+/// numbers past that range parse as floats, which serde would otherwise name "floating point,
+/// expected u64".
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    struct Whole;
+    impl serde::de::Visitor<'_> for Whole {
+        type Value = Option<u64>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a whole number from 0 to {}", u64::MAX)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Some(v))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Whole)
 }
 
 #[derive(Deserialize, Default)]
@@ -689,9 +758,10 @@ fn unknown_game(app: &App, id: &str) -> ApiError {
 async fn create(
     State(app): State<Shared>,
     extensions: axum::http::Extensions,
-    payload: Result<Json<CreateBody>, JsonRejection>,
+    headers: HeaderMap,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
-    let req = body(payload)?;
+    let req: CreateBody = body(&headers, payload)?;
     let kind = app
         .catalog
         .get(&req.game)
@@ -758,28 +828,31 @@ fn quick(
 async fn play(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: Result<Json<MoveBody>, JsonRejection>,
+    headers: HeaderMap,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req = body(payload)?;
+    let req: MoveBody = body(&headers, payload)?;
     quick(&app, &id, |s| s.play(&req.mv))
 }
 
 async fn undo(
     State(app): State<Shared>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     // No field is taken: an empty body or `{}`, like every other route's unknown fields refused.
-    let UndoBody {} = optional_body(&bytes(payload)?)?;
+    let UndoBody {} = optional_body(&headers, payload)?;
     quick(&app, &id, |s| s.undo())
 }
 
 async fn players(
     State(app): State<Shared>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req: PlayersBody = optional_body(&bytes(payload)?)?;
+    let req: PlayersBody = optional_body(&headers, payload)?;
     quick(&app, &id, |s| {
         s.set_players(req.black.as_deref(), req.white.as_deref())
     })
@@ -788,9 +861,10 @@ async fn players(
 async fn position(
     State(app): State<Shared>,
     Path(id): Path<String>,
-    payload: Result<Json<PositionBody>, JsonRejection>,
+    headers: HeaderMap,
+    payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req = body(payload)?;
+    let req: PositionBody = body(&headers, payload)?;
     if req.text.len() > 10_000 {
         return Err(ApiError {
             status: StatusCode::PAYLOAD_TOO_LARGE,
@@ -878,9 +952,10 @@ async fn heavy(
 async fn agent_move(
     State(app): State<Shared>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req: ThinkBody = optional_body(&bytes(payload)?)?;
+    let req: ThinkBody = optional_body(&headers, payload)?;
     let think = app.think(req.time_ms);
     // Refuse at once when no agent is to move (before queueing).
     {
@@ -912,9 +987,10 @@ async fn agent_move(
 async fn hint(
     State(app): State<Shared>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
-    let req: ThinkBody = optional_body(&bytes(payload)?)?;
+    let req: ThinkBody = optional_body(&headers, payload)?;
     let think = app.think(req.time_ms);
     let result = heavy(
         &app,

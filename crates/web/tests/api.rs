@@ -124,6 +124,18 @@ async fn creating_games_validates_everything() {
             r#"{"game": "othello6", "seed": -1}"#,
             StatusCode::BAD_REQUEST,
         ),
+        (
+            r#"{"game": "othello6", "seed": 18446744073709551616}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            r#"{"game": "othello6", "seed": 1.5}"#,
+            StatusCode::BAD_REQUEST,
+        ),
+        (
+            r#"{"game": "othello6", "seed": "7"}"#,
+            StatusCode::BAD_REQUEST,
+        ),
         // A page never names a file on the server.
         (
             r#"{"game": "othello8", "white": "othello:weights=/etc/passwd"}"#,
@@ -136,24 +148,116 @@ async fn creating_games_validates_everything() {
             let message = err["error"].as_str().unwrap_or_default();
             assert!(message.contains("reads a file"), "{message}");
         }
+        if body.contains("seed") {
+            let message = err["error"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("a whole number from 0 to 18446744073709551615"),
+                "{message}"
+            );
+        }
         assert!(
             err["error"].as_str().is_some_and(|m| !m.is_empty()),
             "{body}"
         );
     }
-    // No content type.
-    let resp = app
-        .clone()
-        .oneshot(
-            Request::builder()
-                .method("POST")
-                .uri("/api/games")
-                .body(Body::from("{}"))
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+}
+
+/// Every route with a body reads it as UTF-8 JSON by its declared type alike: no type, another
+/// type or another charset is a 415 naming it (and changes nothing); `application/json` with
+/// `charset=utf-8` (any case, quoted or not) or a `+json` type is read; an empty optional body
+/// is the defaults whatever its type.
+#[tokio::test]
+async fn every_route_reads_bodies_by_their_declared_type_alike() {
+    let app = app();
+    let state = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let id = id(&state);
+    let send = |method: &str, uri: String, kind: Option<&str>, body: &str| {
+        let mut req = Request::builder().method(method).uri(uri);
+        if let Some(kind) = kind {
+            req = req.header("content-type", kind);
+        }
+        let req = req.body(Body::from(body.to_string())).unwrap();
+        let app = app.clone();
+        async move {
+            let resp = app.oneshot(req).await.unwrap();
+            let status = resp.status();
+            let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+            (
+                status,
+                serde_json::from_slice::<Value>(&bytes).unwrap_or(Value::Null),
+            )
+        }
+    };
+    let routes = [
+        (
+            "POST",
+            "/api/games".to_string(),
+            r#"{"game": "othello6", "white": "human"}"#,
+        ),
+        ("POST", format!("/api/games/{id}/move"), r#"{"move": "zz"}"#),
+        (
+            "POST",
+            format!("/api/games/{id}/position"),
+            r#"{"text": "?"}"#,
+        ),
+        ("POST", format!("/api/games/{id}/players"), "{}"),
+        ("POST", format!("/api/games/{id}/undo"), "{}"),
+        (
+            "POST",
+            format!("/api/games/{id}/agent-move"),
+            r#"{"time_ms": 10}"#,
+        ),
+        (
+            "POST",
+            format!("/api/games/{id}/hint"),
+            r#"{"time_ms": 10}"#,
+        ),
+    ];
+    let (_, before) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    for (method, uri, body) in &routes {
+        for (kind, named) in [
+            (None, "Content-Type"),
+            (Some("text/plain"), "text/plain"),
+            (
+                Some("application/x-www-form-urlencoded"),
+                "x-www-form-urlencoded",
+            ),
+            (Some("application/json; charset=utf-16"), "utf-16"),
+            (Some("application/json;charset=\"latin1\""), "latin1"),
+        ] {
+            let (status, err) = send(method, uri.clone(), kind, body).await;
+            assert_eq!(
+                status,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{uri} {kind:?}: {err}"
+            );
+            let message = err["error"].as_str().unwrap_or_default();
+            assert!(message.contains(named), "{uri} {kind:?}: {err}");
+        }
+        for kind in [
+            "application/json; charset=UTF-8",
+            "application/json;charset=\"utf-8\"",
+            "Application/JSON",
+            "application/vnd.stonelab+json",
+        ] {
+            let (status, reply) = send(method, uri.clone(), Some(kind), body).await;
+            assert_ne!(
+                status,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "{uri} {kind}: {reply}"
+            );
+            assert_ne!(status, StatusCode::BAD_REQUEST, "{uri} {kind}: {reply}");
+        }
+    }
+    for (method, uri, _) in &routes[3..] {
+        let (status, reply) = send(method, uri.clone(), Some("text/plain"), "").await;
+        assert_ne!(status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{uri}: {reply}");
+    }
+    // The refused requests changed nothing: the game is where it was (the accepted ones above
+    // were an illegal move, an unreadable position, players unchanged, an undo of nothing, an
+    // agent move and a hint with no agent to move: all refused or no-ops).
+    let (_, after) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(after["board"], before["board"]);
 }
 
 #[tokio::test]
