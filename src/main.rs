@@ -4,7 +4,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod arena_cmd;
 mod bench_cmd;
@@ -89,8 +89,20 @@ fn report(err: &anyhow::Error) -> String {
     text
 }
 
+/// The ids of the options given on the command line to `subcommand` (not defaults).
+fn given_options(matches: &clap::ArgMatches, subcommand: &str) -> Vec<String> {
+    let Some(sub) = matches.subcommand_matches(subcommand) else {
+        return Vec::new();
+    };
+    sub.ids()
+        .filter(|id| sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|id| id.as_str().to_string())
+        .collect()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Some(Command::Serve(args)) => serve_cmd::run(&args),
         Some(Command::Play(args)) => play::run(&args),
@@ -99,7 +111,10 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench_cmd::run(&args),
         Some(Command::Dp(args)) => dp_cmd::run(&args),
         Some(Command::Data(args)) => data_cmd::run(&args),
-        Some(Command::Train(args)) => train_cmd::run(&args),
+        Some(Command::Train(args)) => {
+            train_cmd::check_options(args.algo, &given_options(&matches, "train"))
+                .and_then(|()| train_cmd::run(&args))
+        }
         Some(Command::Reproduce(args)) => reproduce::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),
         Some(Command::Nboard(args)) => nboard_cmd::run(&args),

@@ -76,6 +76,138 @@ impl Algo {
     }
 }
 
+/// The algorithms an option of `stonelab train` is read by (`None`: not an option of the
+/// command). An option given for another algorithm is refused rather than ignored.
+fn option_applies_to(id: &str) -> Option<&'static [Algo]> {
+    use Algo::*;
+    const ALL: &[Algo] = &[
+        QTable,
+        QMlp,
+        Dqn,
+        DqnSelfPlay,
+        DqnCompetitive,
+        CnnSupervised,
+        MlpSupervised,
+        CnnSelfplay,
+        Patterns,
+        Probcut,
+    ];
+    const NEURAL: &[Algo] = &[
+        QMlp,
+        Dqn,
+        DqnSelfPlay,
+        DqnCompetitive,
+        CnnSupervised,
+        MlpSupervised,
+        CnnSelfplay,
+    ];
+    const DQN: &[Algo] = &[Dqn, DqnSelfPlay, DqnCompetitive];
+    const SUPERVISED: &[Algo] = &[CnnSupervised, MlpSupervised];
+    Some(match id {
+        "algo" | "out" | "seed" | "force" | "quiet" | "threads" => ALL,
+        "game" => &[
+            QTable,
+            QMlp,
+            Dqn,
+            DqnSelfPlay,
+            DqnCompetitive,
+            CnnSupervised,
+            MlpSupervised,
+            CnnSelfplay,
+            Patterns,
+        ],
+        "episodes" => &[
+            QTable,
+            QMlp,
+            Dqn,
+            DqnSelfPlay,
+            DqnCompetitive,
+            CnnSupervised,
+            MlpSupervised,
+            CnnSelfplay,
+        ],
+        "resume" => &[
+            QTable,
+            QMlp,
+            Dqn,
+            DqnSelfPlay,
+            DqnCompetitive,
+            CnnSupervised,
+            MlpSupervised,
+            CnnSelfplay,
+            Patterns,
+        ],
+        "preset" | "defect" | "eval_every" | "eval_games" | "checkpoint_every"
+        | "eval_opponents" => NEURAL,
+        "evals" => &[QTable],
+        "opponent" => &[Dqn],
+        "arch" | "blocks" | "channels" | "behaviour" | "rewards" | "replay" | "warmup"
+        | "train_every" | "parallel" | "target_sync" | "epsilon_start" | "epsilon_end"
+        | "epsilon_decay" | "uct_c" | "no_augment" | "encoding" | "end_reward"
+        | "steps_per_episode" => DQN,
+        "learn_from" => &[DqnSelfPlay, DqnCompetitive],
+        "batch_size" => &[
+            Dqn,
+            DqnSelfPlay,
+            DqnCompetitive,
+            CnnSupervised,
+            MlpSupervised,
+        ],
+        "gamma" => &[QMlp, Dqn, DqnSelfPlay, DqnCompetitive],
+        "lr" => &[
+            QMlp,
+            Dqn,
+            DqnSelfPlay,
+            DqnCompetitive,
+            CnnSupervised,
+            MlpSupervised,
+            CnnSelfplay,
+        ],
+        "always_black" | "opponent_mix" | "normal_init" | "sgd_per_epoch" => &[QMlp],
+        "data" => &[CnnSupervised, MlpSupervised, CnnSelfplay],
+        "net" | "mobility" | "symmetries" | "split" | "max_train" | "max_test" => SUPERVISED,
+        "from" => &[CnnSelfplay, Probcut],
+        "depth" => &[CnnSupervised, MlpSupervised, CnnSelfplay, Patterns, Probcut],
+        "epochs_per_game" => &[CnnSelfplay],
+        "wthor" => &[Patterns, Probcut],
+        "positions" => &[Probcut],
+        "max_games" | "exact_empties" | "exact_fraction" | "exact_rest" | "search_depth"
+        | "search_probcut" | "self_play_exact" | "theoretical_exact" | "self_play_search"
+        | "edge_mobility" | "stage_width" | "lambda" | "iterations" | "blend"
+        | "self_play_games" | "deviations" => &[Patterns],
+        _ => return None,
+    })
+}
+
+/// Refuses options given on the command line (`given`: their clap ids) that `algo` does not
+/// read, naming each with the algorithms that do, instead of ignoring them.
+///
+/// # Errors
+/// The first such option.
+pub fn check_options(algo: Algo, given: &[String]) -> Result<()> {
+    let command = TrainArgs::augment_args(clap::Command::new("train"));
+    for id in given {
+        let Some(users) = option_applies_to(id) else {
+            continue;
+        };
+        if users.contains(&algo) {
+            continue;
+        }
+        let flag = command
+            .get_arguments()
+            .find(|a| a.get_id().as_str() == id)
+            .and_then(clap::Arg::get_long)
+            .map_or_else(|| id.replace('_', "-"), ToString::to_string);
+        let names: Vec<&str> = users.iter().map(|a| a.name()).collect();
+        bail!(
+            "--{flag} is not a setting of `train {}`: it applies to {}",
+            algo.name(),
+            names.join(", ")
+        );
+    }
+    Ok(())
+}
+
 /// Q-network kinds on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {
@@ -1188,4 +1320,44 @@ fn draw_plots(out: &Path, algo: &str) -> Result<()> {
         Some((0.0, 1.0)),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every option of `train` says which algorithms read it, so a new one cannot be silently
+    /// ignored by the others.
+    #[test]
+    fn every_option_names_the_algorithms_that_read_it() {
+        let command = TrainArgs::augment_args(clap::Command::new("train"));
+        for arg in command.get_arguments() {
+            let id = arg.get_id().as_str();
+            if matches!(id, "help" | "version") {
+                continue;
+            }
+            assert!(option_applies_to(id).is_some(), "{id} is not classified");
+        }
+    }
+
+    #[test]
+    fn an_option_of_another_algorithm_is_refused_by_its_flag() {
+        let err = check_options(Algo::Patterns, &["out".into(), "lr".into()])
+            .expect_err("--lr is not read by patterns");
+        let message = err.to_string();
+        assert!(
+            message.contains("--lr is not a setting of `train patterns`"),
+            "{message}"
+        );
+        assert!(message.contains("dqn"), "{message}");
+        let err = check_options(Algo::Dqn, &["eval_opponents".into()]);
+        assert!(err.is_ok());
+        let err = check_options(Algo::QTable, &["eval_opponents".into()])
+            .expect_err("q-table has no evaluation opponents");
+        assert!(err.to_string().contains("--eval-opponent "), "{err}");
+        for algo in [Algo::Patterns, Algo::Probcut, Algo::QTable, Algo::Dqn] {
+            check_options(algo, &["out".into(), "seed".into(), "quiet".into()])
+                .expect("common options");
+        }
+    }
 }

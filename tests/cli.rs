@@ -288,6 +288,27 @@ fn train_q_table_writes_a_run_folder() {
         "",
     );
     assert!(!ok && err.contains("othello4"), "{err}");
+    // An option another algorithm reads is refused by name, before anything is written.
+    let fresh = dir.with_extension("other");
+    let _ = std::fs::remove_dir_all(&fresh);
+    let fresh_out = fresh.to_str().expect("utf-8 path");
+    for (args, flag) in [
+        (vec!["q-table", "--lr", "0.1"], "--lr"),
+        (vec!["patterns", "--episodes", "5"], "--episodes"),
+        (vec!["probcut", "--lambda", "2"], "--lambda"),
+        (vec!["q-mlp", "--opponent", "greedy"], "--opponent"),
+    ] {
+        let mut command = vec!["train"];
+        command.extend(&args);
+        command.extend(["--out", fresh_out]);
+        let (ok, _, err) = stonelab(&command, "");
+        assert!(!ok, "{args:?}");
+        assert!(
+            err.contains(&format!("{flag} is not a setting of `train {}`", args[0])),
+            "{args:?}: {err}"
+        );
+        assert!(!fresh.exists(), "{args:?}: nothing is written");
+    }
 }
 
 /// A huge input line is neither kept whole nor echoed whole: the refusal quotes 40 characters.

@@ -10,8 +10,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A tiny DQN on 4x4 so the runs take seconds.
+/// A tiny run of `algo` (the DQN trainers' own settings only where the algorithm reads them:
+/// `train` refuses an option of another algorithm).
 fn tiny(algo: &str, out: &Path, episodes: &str) -> Vec<String> {
-    [
+    let mut args: Vec<&str> = vec![
         "train",
         algo,
         "--game",
@@ -21,30 +23,32 @@ fn tiny(algo: &str, out: &Path, episodes: &str) -> Vec<String> {
         "--out",
         out.to_str().expect("utf-8"),
         "--quiet",
-        "--parallel",
-        "8",
-        "--warmup",
-        "40",
-        "--batch-size",
-        "16",
-        "--blocks",
-        "1",
-        "--channels",
-        "8",
         "--eval-every",
         "32",
         "--eval-games",
         "10",
         "--checkpoint-every",
         "32",
-        "--epsilon-decay",
-        "64",
         "--threads",
         "1",
-    ]
-    .iter()
-    .map(|s| (*s).to_string())
-    .collect()
+    ];
+    if algo.starts_with("dqn") {
+        args.extend([
+            "--parallel",
+            "8",
+            "--warmup",
+            "40",
+            "--batch-size",
+            "16",
+            "--blocks",
+            "1",
+            "--channels",
+            "8",
+            "--epsilon-decay",
+            "64",
+        ]);
+    }
+    args.iter().map(|s| (*s).to_string()).collect()
 }
 
 /// log.csv rows without the wall-clock column.
