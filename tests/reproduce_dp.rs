@@ -162,3 +162,84 @@ fn dp_prints_every_sweep() {
         "{stdout}"
     );
 }
+
+/// `--force` replaces only a report: a folder holding anything a report does not write is
+/// refused by name and left as it was.
+#[test]
+fn force_replaces_only_a_report() {
+    let dir = TempDir::new("force-other");
+    let out = dir.path();
+    fs::write(out.join("report.md"), "an earlier report\n").expect("write");
+    fs::create_dir(out.join("src")).expect("mkdir");
+    fs::write(out.join("src/main.rs"), "fn main() {}\n").expect("write");
+    fs::write(out.join("thesis.tex"), "\\documentclass{article}\n").expect("write");
+    let mut args = vec![
+        "reproduce",
+        "othello4-value-iteration",
+        "--quiet",
+        "--force",
+    ];
+    args.extend(["--out", arg(out)]);
+    let (ok, _, err) = stonelab(&args, "");
+    assert!(!ok);
+    assert!(err.contains("\"src\", which no report writes"), "{err}");
+    assert!(out.join("src/main.rs").is_file());
+    assert!(out.join("thesis.tex").is_file());
+    assert_eq!(
+        fs::read_to_string(out.join("report.md")).expect("read"),
+        "an earlier report\n"
+    );
+}
+
+/// A `--force` run that fails puts the report it was replacing back; one that succeeds leaves
+/// only its own report.
+#[test]
+fn a_failed_forced_run_keeps_the_previous_report() {
+    let dir = TempDir::new("force-fail");
+    let out = dir.path();
+    fs::write(out.join("report.md"), "an earlier report\n").expect("write");
+    fs::write(out.join("table1.png"), "an earlier chart").expect("write");
+    let missing = out.join("no-such-model.safetensors");
+    let (ok, _, err) = stonelab(
+        &[
+            "reproduce",
+            "paper-table1",
+            "--cnn",
+            arg(&missing),
+            "--quiet",
+            "--force",
+            "--out",
+            arg(out),
+        ],
+        "",
+    );
+    assert!(!ok, "{err}");
+    let mut names: Vec<_> = fs::read_dir(out)
+        .expect("read")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["report.md", "table1.png"], "{err}");
+    assert_eq!(
+        fs::read_to_string(out.join("report.md")).expect("read"),
+        "an earlier report\n"
+    );
+    let (ok, _, err) = stonelab(
+        &[
+            "reproduce",
+            "othello4-value-iteration",
+            "--games",
+            "2",
+            "--quiet",
+            "--force",
+            "--out",
+            arg(out),
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    let report = fs::read_to_string(out.join("report.md")).expect("read");
+    assert!(report.starts_with("# othello4-value-iteration"), "{report}");
+    assert!(!out.join("table1.png").exists());
+    assert!(!out.join(".previous-report").exists());
+}

@@ -27,7 +27,7 @@ pub struct ReproduceArgs {
     #[arg(required_unless_present = "list")]
     pub name: Option<String>,
     /// List the experiments with what each reruns and how long it takes.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "name")]
     pub list: bool,
     /// The authors' full lengths (episodes, games) instead of the default sizes, which finish
     /// in at most 30 minutes each on a 2-core machine.
@@ -72,10 +72,13 @@ pub struct ReproduceArgs {
     /// records of data/othello/wthor).
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// paper-table1/2: the minimax depth of every value-network agent.
-    #[arg(long, default_value_t = 3)]
-    pub depth: u32,
+    /// paper-table1/2: the minimax depth of every value-network agent [default: 3].
+    #[arg(long)]
+    pub depth: Option<u32>,
 }
+
+/// The most games per pair `--games` takes.
+const MAX_GAMES: usize = 1_000_000;
 
 /// The paper experiments' own settings.
 #[derive(Clone, Debug, Default)]
@@ -578,8 +581,8 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
                 .join(", ")
         );
     };
-    if args.games < 2 {
-        bail!("--games must be at least 2 (colours are swapped)");
+    if !(2..=MAX_GAMES).contains(&args.games) {
+        bail!("--games must be from 2 (colours are swapped) to {MAX_GAMES}");
     }
     if !(args.scale > 0.0 && args.scale <= 100.0) {
         bail!("--scale must be above 0 and at most 100");
@@ -591,21 +594,25 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             || args.mlp.is_some()
             || args.selfplay.is_some()
             || args.data.is_some()
-            || args.depth != 3)
+            || args.depth.is_some())
     {
         bail!("--positions, --cnn, --mlp, --selfplay, --data and --depth are settings of paper-table1 and paper-table2 only");
     }
     if args.positions == Some(0) {
         bail!("--positions must be at least 1");
     }
-    if !(1..=8).contains(&args.depth) {
+    let depth = args.depth.unwrap_or(3);
+    if !(1..=8).contains(&depth) {
         bail!("--depth must be 1 to 8");
+    }
+    if name == "othello4-value-iteration" && (args.full || args.scale != 1.0) {
+        bail!("{name} solves the whole game at one size: --full and --scale do not apply");
     }
     let out = args
         .out
         .clone()
         .unwrap_or_else(|| Path::new("reports").join(name));
-    prepare_folder(&out, args.force)?;
+    let set_aside = prepare_folder(&out, args.force)?;
     let ctx = Ctx {
         name: experiment.name,
         out,
@@ -620,13 +627,26 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             mlp: args.mlp.clone(),
             selfplay: args.selfplay.clone(),
             data: args.data.clone(),
-            depth: args.depth,
+            depth,
         },
     };
     let started = Instant::now();
     let mut report = Report::new(&format!("{} — {}", experiment.name, experiment.design));
-    (experiment.run)(&ctx, &mut report).with_context(|| format!("experiment {name}"))?;
-    let path = report.write(&ctx, started.elapsed())?;
+    let written = (experiment.run)(&ctx, &mut report)
+        .with_context(|| format!("experiment {name}"))
+        .and_then(|()| report.write(&ctx, started.elapsed()));
+    let path = match written {
+        Ok(path) => path,
+        Err(e) => {
+            if let Some(set_aside) = set_aside {
+                set_aside.restore();
+            }
+            return Err(e);
+        }
+    };
+    if let Some(set_aside) = set_aside {
+        set_aside.discard()?;
+    }
     println!(
         "{name}: report in {} ({:.0} s)",
         path.display(),
@@ -635,31 +655,108 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     Ok(())
 }
 
-/// Creates the report folder; one that exists and is not empty needs `force` (it is then
-/// emptied).
-fn prepare_folder(out: &Path, force: bool) -> Result<()> {
-    if out.exists() {
-        let empty = fs::read_dir(out)
-            .with_context(|| format!("reading {}", out.display()))?
-            .next()
-            .is_none();
-        if !empty {
-            if !force {
-                bail!(
-                    "{} already holds a report: add --force to replace it, or choose another --out",
-                    out.display()
-                );
-            }
-            if !out.join("report.md").exists() && !out.join("runs").exists() {
-                bail!(
-                    "{} is not empty and holds no report: refusing to clear it; choose another --out",
-                    out.display()
-                );
-            }
-            fs::remove_dir_all(out).with_context(|| format!("clearing {}", out.display()))?;
+/// What a report folder may hold: the report, its charts and its training runs (and the
+/// previous report's entries while a `--force` run replaces them).
+const REPORT_ENTRIES: &[&str] = &[
+    "report.md",
+    "runs",
+    "largest_update.png",
+    "positions_changed.png",
+    "move_classes.png",
+    "time_per_move.png",
+    "table1.png",
+    "table2.png",
+    PREVIOUS,
+];
+
+/// Where a `--force` run keeps the report it replaces until it has written its own.
+const PREVIOUS: &str = ".previous-report";
+
+/// The previous report's entries, set aside in [`PREVIOUS`] by [`prepare_folder`]: dropped
+/// when the new report is written, put back when the experiment fails.
+struct SetAside {
+    out: PathBuf,
+    names: Vec<String>,
+}
+
+impl SetAside {
+    /// The new report is written: the old one goes.
+    fn discard(self) -> Result<()> {
+        let previous = self.out.join(PREVIOUS);
+        if previous.exists() {
+            fs::remove_dir_all(&previous)
+                .with_context(|| format!("removing {}", previous.display()))?;
         }
+        Ok(())
     }
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+
+    /// The experiment failed: its partial entries go and the previous report comes back.
+    fn restore(self) {
+        let previous = self.out.join(PREVIOUS);
+        for name in REPORT_ENTRIES.iter().filter(|n| **n != PREVIOUS) {
+            let path = self.out.join(name);
+            if path.is_dir() {
+                let _ = fs::remove_dir_all(&path);
+            } else if path.exists() {
+                let _ = fs::remove_file(&path);
+            }
+        }
+        for name in &self.names {
+            let _ = fs::rename(previous.join(name), self.out.join(name));
+        }
+        let _ = fs::remove_dir(&previous);
+    }
+}
+
+/// Creates the report folder. One that exists and is not empty needs `force`, and may then
+/// hold only a report's own entries ([`REPORT_ENTRIES`]; anything else is refused by name, and
+/// nothing is touched): they are set aside until the new report is written.
+fn prepare_folder(out: &Path, force: bool) -> Result<Option<SetAside>> {
+    if out.exists() && !out.is_dir() {
+        bail!("--out {}: not a folder", out.display());
+    }
+    if !out.exists() {
+        fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+        return Ok(None);
+    }
+    let mut names = Vec::new();
+    for entry in fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
+        let entry = entry.with_context(|| format!("reading {}", out.display()))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    if names.is_empty() {
+        return Ok(None);
+    }
+    if !force {
+        bail!(
+            "{} already holds a report: add --force to replace it, or choose another --out",
+            out.display()
+        );
+    }
+    names.sort();
+    if let Some(other) = names.iter().find(|n| !REPORT_ENTRIES.contains(&n.as_str())) {
+        bail!(
+            "{} holds {other:?}, which no report writes: refusing to replace it; choose another \
+             --out",
+            out.display()
+        );
+    }
+    let previous = out.join(PREVIOUS);
+    // Left by a run that was killed: the report before that one.
+    if previous.exists() {
+        fs::remove_dir_all(&previous)
+            .with_context(|| format!("removing {}", previous.display()))?;
+    }
+    fs::create_dir(&previous).with_context(|| format!("creating {}", previous.display()))?;
+    let names: Vec<String> = names.into_iter().filter(|n| n != PREVIOUS).collect();
+    for name in &names {
+        fs::rename(out.join(name), previous.join(name))
+            .with_context(|| format!("setting {} aside", out.join(name).display()))?;
+    }
+    Ok(Some(SetAside {
+        out: out.to_path_buf(),
+        names,
+    }))
 }
 
 /// A finished training run of a report.
