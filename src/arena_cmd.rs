@@ -94,6 +94,9 @@ pub struct ArenaArgs {
     /// Write the whole report (settings, openings, pairs, ratings, every game) as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Replace --csv and --json files that already exist.
+    #[arg(long)]
+    pub force: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -108,10 +111,13 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
 
 fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()> {
     if let Some(path) = &args.csv {
-        crate::input::check_output(path, "--csv")?;
+        crate::input::check_output(path, "--csv", args.force)?;
     }
     if let Some(path) = &args.json {
-        crate::input::check_output(path, "--json")?;
+        crate::input::check_output(path, "--json", args.force)?;
+    }
+    if let (Some(csv), Some(json)) = (&args.csv, &args.json) {
+        crate::input::check_distinct(&[("--csv", csv), ("--json", json)])?;
     }
     let sprt = args
         .sprt

@@ -55,6 +55,9 @@ enum BookCommand {
         /// The book file to write.
         #[arg(long)]
         out: PathBuf,
+        /// Replace --out if it exists.
+        #[arg(long)]
+        force: bool,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -81,6 +84,9 @@ enum BookCommand {
         /// The file to write.
         #[arg(long)]
         out: PathBuf,
+        /// Replace --out if it exists.
+        #[arg(long)]
+        force: bool,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -97,8 +103,9 @@ enum BookCommand {
 }
 
 pub fn run(args: &BookArgs) -> Result<()> {
-    if let BookCommand::Build { out, .. } = &args.what {
-        crate::input::check_output(out, "--out")?;
+    if let BookCommand::Build { out, force, .. } | BookCommand::Xot { out, force, .. } = &args.what
+    {
+        crate::input::check_output(out, "--out", *force)?;
     }
     match &args.what {
         BookCommand::Build {
@@ -112,6 +119,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
             seed,
             out,
             quiet,
+            force: _,
         } => build_book(
             wthor,
             &BuildPlan {
@@ -134,6 +142,7 @@ pub fn run(args: &BookArgs) -> Result<()> {
             seed,
             out,
             quiet,
+            force: _,
         } => xot(
             XotPlanArgs {
                 count: *count,
@@ -181,6 +190,12 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
     }
     if plan.self_play_plies > 40 {
         bail!("--self-play-plies {}: at most 40", plan.self_play_plies);
+    }
+    if min_count == 0 {
+        bail!("--min-count 0: a position is seen at least once");
+    }
+    if plan.self_play == 0 && (plan.self_play_plies != 24 || plan.margin != 1.0) {
+        bail!("--self-play-plies and --self-play-margin shape the self-play games: --self-play 0 plays none");
     }
     let started = Instant::now();
     let mut games = Vec::new();
@@ -321,6 +336,15 @@ fn xot(args: XotPlanArgs, out: &Path, quiet: bool) -> Result<()> {
         &|kept| bar.set_position(kept as u64),
     );
     bar.finish_and_clear();
+    if list.is_empty() {
+        bail!(
+            "no {}-move line scored within {} disc(s) of even at depth {}: nothing written \
+             (a wider --margin or more --plies finds some)",
+            args.plies,
+            args.margin,
+            args.depth
+        );
+    }
     let mut text = format!(
         "# stonelab XOT-style othello8 openings: random {}-move lines (distinct up to symmetry),\n\
          # kept when the othello engine's depth-{} search (Multi-ProbCut at 2 deviations) scores\n\

@@ -27,12 +27,15 @@ pub fn read_to_string(path: &Path) -> Result<String> {
     String::from_utf8(read(path)?).with_context(|| format!("{} is not UTF-8 text", path.display()))
 }
 
-/// Checks before any work that `path` can take an output file: not a folder, and in a folder
-/// that exists. `flag` names the option in the error.
+/// Checks before any work that `path` can take an output file: not a folder, in a folder that
+/// exists, not a file that exists unless `force` (a device such as `/dev/null` is fine), and not
+/// a named FIFO (opening it would block until something reads it). `flag` names the option in
+/// the error.
 ///
 /// # Errors
-/// A path that is a folder, or whose folder is missing.
-pub fn check_output(path: &Path, flag: &str) -> Result<()> {
+/// A path that is a folder, whose folder is missing, an existing file without `force`, a
+/// named FIFO or another kind of file that cannot take output.
+pub fn check_output(path: &Path, flag: &str, force: bool) -> Result<()> {
     let shown = path.display();
     if path.is_dir() {
         bail!("{flag} {shown} is a folder: name the file to write");
@@ -43,6 +46,56 @@ pub fn check_output(path: &Path, flag: &str) -> Result<()> {
                 "{flag} {shown}: the folder {} does not exist",
                 parent.display()
             );
+        }
+    }
+    let Ok(meta) = fs::metadata(path) else {
+        return Ok(());
+    };
+    if meta.is_file() {
+        if !force {
+            bail!("{flag} {shown} exists: add --force to replace it, or name another file");
+        }
+        return Ok(());
+    }
+    // Devices and the process's own streams (`/dev/null`, `/dev/stdout`, `/proc/self/fd/1`,
+    // which may be a pipe) take output; a named FIFO elsewhere would block until something
+    // reads it, and a socket or block device is no output file.
+    let system = path.starts_with("/dev") || path.starts_with("/proc");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || (system && kind.is_fifo()) {
+            return Ok(());
+        }
+        if kind.is_fifo() {
+            bail!(
+                "{flag} {shown} is a FIFO: name a regular file (writing would wait for a reader)"
+            );
+        }
+    }
+    bail!("{flag} {shown} is not a regular file")
+}
+
+/// Refuses two outputs of one command that name the same file (the second would replace the
+/// first).
+///
+/// # Errors
+/// The two flags and the path.
+pub fn check_distinct(outputs: &[(&str, &Path)]) -> Result<()> {
+    for (i, (a, path_a)) in outputs.iter().enumerate() {
+        for (b, path_b) in &outputs[i + 1..] {
+            let same = path_a == path_b
+                || matches!(
+                    (fs::canonicalize(path_a), fs::canonicalize(path_b)),
+                    (Ok(x), Ok(y)) if x == y
+                );
+            if same {
+                bail!(
+                    "{a} and {b} both name {}: give each its own file",
+                    path_a.display()
+                );
+            }
         }
     }
     Ok(())
@@ -119,17 +172,41 @@ mod tests {
     fn outputs_are_checked_before_the_work() {
         let dir = std::env::temp_dir().join(format!("stonelab-output-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
-        let err = check_output(&dir, "--out").unwrap_err().to_string();
+        let err = check_output(&dir, "--out", false).unwrap_err().to_string();
         assert!(err.contains("is a folder"), "{err}");
-        let err = check_output(&dir.join("no/such/file.bin"), "--csv")
+        let err = check_output(&dir.join("no/such/file.bin"), "--csv", false)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("--csv") && err.contains("does not exist"),
             "{err}"
         );
-        check_output(&dir.join("new.bin"), "--out").unwrap();
-        check_output(Path::new("relative.bin"), "--out").unwrap();
+        check_output(&dir.join("new.bin"), "--out", false).unwrap();
+        check_output(Path::new("relative.bin"), "--out", false).unwrap();
+        // An existing file needs force; a device does not.
+        fs::write(dir.join("old.bin"), "kept").unwrap();
+        let err = check_output(&dir.join("old.bin"), "--out", false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("exists: add --force"), "{err}");
+        check_output(&dir.join("old.bin"), "--out", true).unwrap();
+        check_output(Path::new("/dev/null"), "--json", false).unwrap();
+        // A FIFO nothing reads is refused at once instead of blocking.
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(made.success());
+        let err = check_output(&fifo, "--out", true).unwrap_err().to_string();
+        assert!(err.contains("is a FIFO: name a regular file"), "{err}");
+        // Two outputs naming one file.
+        let a = dir.join("a.csv");
+        let err = check_distinct(&[("--csv", &a), ("--json", &a)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--csv and --json both name"), "{err}");
+        check_distinct(&[("--csv", &a), ("--json", &dir.join("b.json"))]).unwrap();
         fs::remove_dir_all(&dir).unwrap();
     }
 }

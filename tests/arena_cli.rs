@@ -12,6 +12,8 @@ fn stonelab(args: &[&str]) -> (bool, String, String) {
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("arena-cli");
     std::fs::create_dir_all(&dir).expect("scratch dir");
+    // Left by an earlier run: the arena refuses to replace a file without --force.
+    let _ = std::fs::remove_file(dir.join(name));
     dir.join(name)
 }
 
@@ -68,6 +70,11 @@ fn a_round_robin_prints_pairs_and_standings_and_writes_files() {
     // The same seed on more threads prints the same results.
     let mut more = args.to_vec();
     more[12] = "3";
+    // The files exist now: replacing them needs --force, and a refusal leaves them as they are.
+    let (ok, _, err) = stonelab(&more);
+    assert!(!ok && err.contains("exists: add --force"), "{err}");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), rows);
+    more.push("--force");
     let (ok, again, err) = stonelab(&more);
     assert!(ok, "{err}");
     assert_eq!(without_timing(&again), without_timing(&out));
