@@ -268,6 +268,15 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
                 )?;
                 return Ok(());
             };
+            if line.contains('\0') {
+                // No one types a NUL: this is binary input (`< /dev/zero`), not moves.
+                writeln!(
+                    self.out,
+                    "\nInput is not text (a NUL byte); stopping. Transcript so far: {}",
+                    G::transcript(&moves)
+                )?;
+                return Ok(());
+            }
             if line.trim().is_empty() {
                 show = false;
                 continue;

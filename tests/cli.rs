@@ -311,6 +311,17 @@ fn train_q_table_writes_a_run_folder() {
     }
 }
 
+/// Binary input (a NUL byte, as `< /dev/zero` gives without end) stops the game at once.
+#[test]
+fn binary_input_stops_the_game() {
+    let (ok, out, err) = stonelab(&["play", "--white", "greedy"], "\0\0\0\0d3\n");
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("Input is not text (a NUL byte); stopping"),
+        "{out}"
+    );
+}
+
 /// A huge input line is neither kept whole nor echoed whole: the refusal quotes 40 characters.
 #[test]
 fn a_huge_input_line_is_refused_without_echoing_it() {

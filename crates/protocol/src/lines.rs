@@ -7,8 +7,13 @@ use std::io::{self, BufRead};
 /// with evaluations and tags is well under 4 KiB.
 pub const MAX_LINE: usize = 64 * 1024;
 
+/// The most bytes [`read_line`] reads for one line: past it, what was read is a line (cut), so
+/// that an endless input without a newline (`/dev/zero`) still gives lines, bounded in time.
+pub const MAX_LINE_READ: usize = 16 << 20;
+
 /// Reads one line into a string without its ending. `Ok(None)` at the end of input. A line
-/// longer than [`MAX_LINE`] bytes is cut to that length (the second value is then `true`).
+/// longer than [`MAX_LINE`] bytes is cut to that length (the second value is then `true`); one
+/// longer than [`MAX_LINE_READ`] ends there, the rest being the next line.
 ///
 /// # Errors
 /// The reader's I/O errors (an interrupted read is retried).
@@ -16,7 +21,8 @@ pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(Stri
     let mut bytes = Vec::new();
     let mut cut = false;
     let mut seen_any = false;
-    loop {
+    let mut read = 0usize;
+    while read < MAX_LINE_READ {
         let buf = match reader.fill_buf() {
             Ok(buf) => buf,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -29,6 +35,7 @@ pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(Stri
             break;
         }
         seen_any = true;
+        let buf = &buf[..buf.len().min(MAX_LINE_READ - read)];
         let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
             Some(i) => (&buf[..i], Some(i + 1)),
             None => (buf, None),
@@ -39,6 +46,7 @@ pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(Stri
         }
         bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
         let used = done.unwrap_or(buf.len());
+        read += used;
         reader.consume(used);
         if done.is_some() {
             break;
@@ -78,5 +86,17 @@ mod tests {
             Some(("ping 1".into(), false))
         );
         assert_eq!(read_line(&mut reader).unwrap(), None);
+    }
+
+    /// An endless input without a newline (`/dev/zero`) still gives lines, each after
+    /// [`MAX_LINE_READ`] bytes.
+    #[test]
+    fn an_endless_line_ends_after_the_read_limit() {
+        let mut reader = io::BufReader::new(io::repeat(0));
+        for _ in 0..2 {
+            let (line, cut) = read_line(&mut reader).unwrap().unwrap();
+            assert!(cut);
+            assert_eq!(line.len(), MAX_LINE);
+        }
     }
 }
