@@ -121,10 +121,26 @@ fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()
     }
     let (card, _) = learn::checkpoint::read_model(model)
         .map_err(|e| anyhow::anyhow!("{}: {e}", model.display()))?;
+    if card.algo != learn::value::CNN_ALGO && card.algo != learn::value::MLP_ALGO {
+        anyhow::bail!(
+            "{}: this is a {} model, not a value network ({} or {}: cnn-supervised, \
+             mlp-supervised or cnn-selfplay)",
+            model.display(),
+            card.algo,
+            learn::value::CNN_ALGO,
+            learn::value::MLP_ALGO
+        );
+    }
     let loaded = learn::value::ValueModel::load(model, &card.algo, "othello8", 8)
         .map_err(|e| anyhow::anyhow!("{}: {e}", model.display()))?;
     let openings = arena::builtin_openings::<othello::Othello8>()?
         .ok_or_else(|| anyhow::anyhow!("no built-in openings"))?;
+    if count > openings.len() {
+        anyhow::bail!(
+            "--positions {count}: at most {} (the built-in balanced openings)",
+            openings.len()
+        );
+    }
     let positions: Vec<othello::Othello8> =
         openings.iter().take(count).map(|o| *o.position()).collect();
     println!(
@@ -269,9 +285,15 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
     Ok(())
 }
 
+/// The most positions `bench midgame` searches.
+const MAX_MIDGAME_POSITIONS: usize = 10_000;
+
 fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
     if !(1..=30).contains(&depth) {
         bail!("--depth {depth}: 1 to 30");
+    }
+    if !(1..=MAX_MIDGAME_POSITIONS).contains(&positions) {
+        bail!("--positions {positions}: 1 to {MAX_MIDGAME_POSITIONS}");
     }
     if !(1..=64).contains(&threads) {
         bail!("--threads {threads}: 1 to 64");
@@ -311,6 +333,12 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
 }
 
 fn othello6(table_bits: u32) -> Result<()> {
+    if !(4..=othello_engine::MAX_TABLE_BITS).contains(&table_bits) {
+        bail!(
+            "--table-bits {table_bits}: 4 to {}",
+            othello_engine::MAX_TABLE_BITS
+        );
+    }
     println!("6x6 Othello from the start, exact, one thread, table 2^{table_bits}");
     let mut solver = Solver::<6>::new(table_bits);
     let s = solver.solve(&othello::Othello6::new());

@@ -71,6 +71,51 @@ fn bench_endgame_checks_and_fingerprints() {
     assert!(!ok && err.contains("1 to 59"), "{err}");
 }
 
+/// Sizes out of range are refused by name before any work, never clamped or allocated.
+#[test]
+fn bench_sizes_out_of_range_are_refused() {
+    for (args, says) in [
+        (
+            &[
+                "bench",
+                "midgame",
+                "--positions",
+                "18446744073709551615",
+                "--depth",
+                "1",
+            ][..],
+            "--positions 18446744073709551615: 1 to 10000",
+        ),
+        (&["bench", "midgame", "--positions", "0"][..], "1 to 10000"),
+        (
+            &["bench", "othello6", "--table-bits", "99"][..],
+            "--table-bits 99: 4 to 28",
+        ),
+        (
+            &["bench", "othello6", "--table-bits", "0"][..],
+            "--table-bits 0: 4 to 28",
+        ),
+        (
+            &["bench", "minimax", "--positions", "99999999"][..],
+            "at most 400 (the built-in balanced openings)",
+        ),
+        (
+            &[
+                "bench",
+                "minimax",
+                "--model",
+                "models/othello8-dqn.safetensors",
+            ][..],
+            "this is a dqn model, not a value network",
+        ),
+    ] {
+        let (ok, _, err) = stonelab(args, "");
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn dp_reports_the_4x4_solution() {
     let (ok, out, err) = stonelab(&["dp"], "");
