@@ -20,6 +20,9 @@ use rand::RngExt;
 use crate::games::{with_game, CliGame, GameId};
 use catalog::CatalogGame;
 
+/// The most games per pair `--games` takes (every game is kept for the report).
+const MAX_GAMES_PER_PAIR: usize = 1_000_000;
+
 /// Games per pair when `--games` is not given.
 const DEFAULT_GAMES: usize = 100;
 /// The SPRT's game limit when `--games` is not given.
@@ -73,8 +76,8 @@ pub struct ArenaArgs {
     /// against H1 "it is ELO1 stronger", e.g. `0,10`; stops when the LLR crosses a bound.
     #[arg(long, value_name = "ELO0,ELO1", allow_hyphen_values = true)]
     pub sprt: Option<String>,
-    /// The longest an agent may think about one move before it forfeits the game, e.g. 30s or
-    /// 5m; 0 for no limit.
+    /// The longest an agent may think about one move before it forfeits the game, e.g. 30s,
+    /// 5m or 500ms (a bare number is milliseconds, as in agent specs' `time=`); 0 for no limit.
     #[arg(long, default_value = "5m", value_name = "DURATION")]
     pub move_time_limit: String,
     /// The SPRT's chance of accepting H1 when H0 holds.
@@ -129,8 +132,17 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     } else {
         DEFAULT_GAMES
     });
-    if games == 0 {
-        bail!("--games must be at least 1");
+    if !(1..=MAX_GAMES_PER_PAIR).contains(&games) {
+        bail!("--games {games}: 1 to {MAX_GAMES_PER_PAIR} per pair");
+    }
+    if !(args.elo_prior.is_finite() && args.elo_prior >= 0.0) {
+        bail!(
+            "--elo-prior {}: a number of virtual draws, 0 or more",
+            args.elo_prior
+        );
+    }
+    if let Some(threads) = args.threads.filter(|t| !(1..=1024).contains(t)) {
+        bail!("--threads {threads}: 1 to 1024");
     }
     let games_per_pair = games.saturating_add(1) / 2 * 2;
     let settings = Settings {
@@ -157,6 +169,12 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     let factory = |spec: &str, seed: u64| registry.build(spec, seed);
 
     let k = args.agents.len();
+    if k < 2 {
+        bail!("an arena needs at least two agents (got {k})");
+    }
+    if sprt.is_some() && k != 2 {
+        bail!("an SPRT compares exactly two agents (got {k})");
+    }
     let total = if sprt.is_some() {
         games_per_pair
     } else {

@@ -119,9 +119,28 @@ fn bad_input_gets_a_clear_error() {
     assert!(!ok);
     assert!(err.contains("at least two agents"), "{err}");
 
-    let (ok, _, err) = stonelab(&["arena", "--agents", "random", "greedy", "--threads", "0"]);
+    let (ok, out, err) = stonelab(&["arena", "--agents", "random", "greedy", "--threads", "0"]);
     assert!(!ok);
-    assert!(err.contains("threads must be between 1 and 1024"), "{err}");
+    assert!(err.contains("--threads 0: 1 to 1024"), "{err}");
+    assert!(out.is_empty(), "refused before the banner: {out}");
+
+    // Sizes and the Elo prior are checked before any game.
+    for (flag, value, says) in [
+        ("--games", "18446744073709551615", "1 to 1000000 per pair"),
+        ("--elo-prior", "NaN", "virtual draws, 0 or more"),
+        ("--elo-prior=-1", "", "virtual draws, 0 or more"),
+    ] {
+        let mut args = vec![
+            "arena", "--game", "othello4", "--agents", "random", "greedy", flag,
+        ];
+        if !value.is_empty() {
+            args.push(value);
+        }
+        let (ok, out, err) = stonelab(&args);
+        assert!(!ok, "{flag}");
+        assert!(err.contains(says), "{flag}: {err}");
+        assert!(out.is_empty(), "{flag}: {out}");
+    }
 
     let (ok, _, err) = stonelab(&["arena", "--agents", "random", "greedy", "--sprt", "10,0"]);
     assert!(!ok);
