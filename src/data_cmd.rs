@@ -139,8 +139,8 @@ fn progress_bar(quiet: bool, total: usize) -> ProgressBar {
     bar
 }
 
-/// Refuses an existing non-empty folder without `force`; creates it.
-fn prepare_out(out: &Path, force: bool) -> Result<()> {
+/// Refuses an existing non-empty folder without `force`.
+fn check_out(out: &Path, force: bool) -> Result<()> {
     if out.exists() {
         if !out.is_dir() {
             bail!("--out {} exists and is not a folder", out.display());
@@ -157,7 +157,7 @@ fn prepare_out(out: &Path, force: bool) -> Result<()> {
             );
         }
     }
-    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))
+    Ok(())
 }
 
 /// The `WTH_*.wtb` files of `dir`, sorted by name.
@@ -277,18 +277,20 @@ fn verify(path: &Path) -> Result<FileEntry> {
 fn wthor(args: &WthorArgs) -> Result<()> {
     let started = Instant::now();
     let paths = wthor_files(&args.wthor)?;
-    prepare_out(&args.out, args.force)?;
+    check_out(&args.out, args.force)?;
     let bar = progress_bar(args.quiet, paths.len() + 8);
 
     // Read every file first, to size the positions' vector exactly.
     let mut files: Vec<(PathBuf, GameFile)> = Vec::with_capacity(paths.len());
     for path in &paths {
         bar.set_message(format!("reading {}", path.display()));
-        let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::input::read(path)?;
         let file = parse_games(&bytes).with_context(|| format!("{}", path.display()))?;
         files.push((path.clone(), file));
         bar.inc(1);
     }
+    // Every file read: only now is the folder made.
+    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let capacity: usize = files
         .iter()
         .flat_map(|(_, f)| f.games.iter().map(|g| g.moves.len() + 1))
@@ -526,7 +528,7 @@ fn markdown(s: &Summary) -> String {
 pub fn merged_states(wthor: &Path) -> Result<Vec<othello::dataset::Record>> {
     let mut occurrences = Vec::new();
     for path in wthor_files(wthor)? {
-        let bytes = fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = crate::input::read(&path)?;
         let file = parse_games(&bytes).with_context(|| format!("{}", path.display()))?;
         for (index, game) in file.games.iter().enumerate() {
             let id = GameId {

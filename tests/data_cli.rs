@@ -94,4 +94,31 @@ fn data_wthor_writes_consistent_splits() {
     );
     assert!(!ok);
     assert!(err.contains("no WTH_*.wtb files"), "{err}");
+
+    // A bad file or one over the read cap is refused before --out is made.
+    let bad = TempDir::new("bad-wthor");
+    let file = bad.path().join("WTH_2003.wtb");
+    std::fs::write(&file, [0xAB; 5000]).expect("write");
+    let fresh = out.path().join("fresh");
+    let args = [
+        "data",
+        "wthor",
+        "--wthor",
+        bad.path().to_str().unwrap(),
+        "--out",
+        fresh.to_str().unwrap(),
+    ];
+    let (ok, _, err) = stonelab(&args, "");
+    assert!(!ok);
+    assert!(err.contains("WTH_2003.wtb"), "{err}");
+    assert!(!fresh.exists(), "no folder is left behind");
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .and_then(|f| f.set_len(1 << 30))
+        .expect("a sparse 1 GiB file");
+    let (ok, _, err) = stonelab(&args, "");
+    assert!(!ok);
+    assert!(err.contains("over the 67108864-byte limit"), "{err}");
+    assert!(!fresh.exists(), "no folder is left behind");
 }
