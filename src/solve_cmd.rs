@@ -62,14 +62,6 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
     }
     let mut out = Vec::new();
     for arg in &args.positions {
-        if arg.starts_with("--")
-            && arg[2..]
-                .chars()
-                .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '=' || c.is_ascii_digit())
-            && arg.len() < 24
-        {
-            bail!("{arg:?} looks like an option: put options before the positions, e.g. stonelab solve {arg} POSITION");
-        }
         let path = Path::new(arg);
         if path.is_file() {
             if N != 8 {
@@ -77,6 +69,9 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
             }
             let text = crate::input::read_to_string(path)?;
             let problems = parse_obf(&text).with_context(|| format!("in {arg}"))?;
+            if problems.is_empty() {
+                bail!("{arg}: no positions in the file");
+            }
             for (i, p) in problems.into_iter().enumerate() {
                 let pos = Othello::<N>::from_board_string(&p.pos.to_string())?;
                 out.push(Job {
@@ -85,31 +80,41 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
                     expected: p.best_score(),
                 });
             }
-        } else {
-            // Text that looks like a path names the missing file, not a bad board.
-            let looks_like_path = arg.contains('/') || arg.contains('\\') || arg.ends_with(".obf");
-            if looks_like_path && !path.exists() {
-                bail!("no such file: {arg}");
-            }
-            if looks_like_path && !path.is_file() {
-                bail!("{arg}: not a regular file (a position file is an .obf text file)");
-            }
-            // A board string is checked against the rules: a position no game reaches (an
-            // empty centre square) is named as such, not solved.
-            let pos = match arg.parse::<Othello<N>>() {
-                Ok(pos) => pos,
-                Err(e) if e.is_impossible() => bail!("{arg:?}: {e}"),
-                Err(e) => {
-                    return Err(anyhow::Error::new(e)
-                        .context(format!("{arg:?} is neither a file nor a board string")))
-                }
-            };
-            out.push(Job {
-                label: format!("#{}", out.len() + 1),
-                pos,
-                expected: None,
-            });
+            continue;
         }
+        // A folder, a FIFO or a device is named as such, whatever its name looks like.
+        if path.exists() {
+            bail!("{arg}: not a regular file (a position file is an .obf text file)");
+        }
+        // A board string is checked against the rules: a position no game reaches (an empty
+        // centre square) is named as such, not solved.
+        let error = match arg.parse::<Othello<N>>() {
+            Ok(pos) => {
+                out.push(Job {
+                    label: format!("#{}", out.len() + 1),
+                    pos,
+                    expected: None,
+                });
+                continue;
+            }
+            Err(e) if e.is_impossible() => bail!("{arg:?}: {e}"),
+            Err(e) => e,
+        };
+        // Not a board: say what it looks like instead.
+        let option = arg.starts_with("--")
+            && arg[2..]
+                .chars()
+                .all(|c| c.is_ascii_alphabetic() || c == '-' || c == '=' || c.is_ascii_digit())
+            && arg.len() < 24;
+        if option {
+            bail!("{arg:?} looks like an option: put options before the positions, e.g. stonelab solve {arg} POSITION");
+        }
+        // Text that looks like a path names the missing file, not a bad board.
+        if arg.contains('/') || arg.contains('\\') || arg.ends_with(".obf") {
+            bail!("no such file: {arg}");
+        }
+        return Err(anyhow::Error::new(error)
+            .context(format!("{arg:?} is neither a file nor a board string")));
     }
     Ok(out)
 }

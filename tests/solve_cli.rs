@@ -148,4 +148,34 @@ fn errors_name_the_real_problem_once() {
     let (ok, _, err) = stonelab(&["solve", path.to_str().expect("utf-8")], "");
     assert!(!ok);
     assert_eq!(err.matches("bad square character").count(), 1, "{err}");
+    // An empty file has no positions to solve.
+    let empty = dir.join("empty.obf");
+    std::fs::write(&empty, "").expect("write");
+    let (ok, _, err) = stonelab(&["solve", empty.to_str().expect("utf-8")], "");
+    assert!(!ok && err.contains("no positions in the file"), "{err}");
+}
+
+/// A board string may start with `--` (the 4x4 start position does); only text that is no
+/// board and looks like an option is named as one. A folder is named as such whatever its name.
+#[test]
+fn board_strings_starting_with_dashes_are_boards() {
+    let (ok, out, err) = stonelab(
+        &["solve", "--game", "othello4", "--", "-----OX--XO-----X"],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("-10"), "{out}");
+    let (ok, _, err) = stonelab(&["solve", "--", "--depth"], "");
+    assert!(!ok && err.contains("looks like an option"), "{err}");
+    let dir = std::env::temp_dir().join(format!("stonelab-solve-dir-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("d")).expect("dir");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(["solve", "--game", "othello4", "d"])
+        .current_dir(&dir)
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&status.stderr);
+    assert!(!status.status.success());
+    assert!(err.contains("d: not a regular file"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
