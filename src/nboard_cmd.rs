@@ -13,7 +13,9 @@ use protocol::NboardEngine;
 #[derive(Args, Debug)]
 pub struct NboardArgs {
     /// The agent that picks the moves (a spec string; `stonelab agents` lists them). The GUI's
-    /// `set depth N` overrides its depth.
+    /// `set depth N` (1 to 60) overrides its depth and searches that deep with no time limit
+    /// of its own: from about 20 plies a move takes seconds to minutes, and 60 solves the game
+    /// exactly. A `time=` in the spec caps every move, e.g. `othello:time=5s`.
     #[arg(long, default_value = "othello")]
     pub agent: String,
     /// Seed for agents that use randomness.

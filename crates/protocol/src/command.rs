@@ -139,15 +139,15 @@ impl Command {
         let value = rest[name.len()..].trim();
         let arg = value.split_whitespace().next();
         Ok(match name.to_ascii_lowercase().as_str() {
-            "depth" => match number::<u32>("set depth", arg, "a depth of at least 1")? {
-                0 => {
+            "depth" => match number::<u32>("set depth", arg, "a depth from 1 to 60")? {
+                d @ 1..=60 => Command::SetDepth(d),
+                d => {
                     return Err(CommandError::BadNumber {
                         command: "set depth",
-                        text: "0".into(),
-                        expected: "a depth of at least 1",
+                        text: d.to_string(),
+                        expected: "a depth from 1 to 60",
                     })
                 }
-                d => Command::SetDepth(d),
             },
             "game" if value.is_empty() => return Err(CommandError::MissingArgument("set game")),
             "game" => Command::SetGame(Box::new(GgfGame::parse(value)?)),
@@ -250,6 +250,11 @@ mod tests {
         assert_eq!(cmd("  NBOARD   1 \r"), Command::Nboard(1));
         assert_eq!(cmd("set depth 12"), Command::SetDepth(12));
         assert_eq!(cmd("Set Depth 3 "), Command::SetDepth(3));
+        assert_eq!(cmd("set depth 60"), Command::SetDepth(60));
+        for bad in ["set depth 0", "set depth 61", "set depth 4294967295"] {
+            let err = Command::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("a depth from 1 to 60"), "{bad}: {err}");
+        }
         assert_eq!(cmd("set contempt -50"), Command::SetContempt(-50.0));
         assert_eq!(cmd("set time 5"), Command::SetOther("time".into()));
         assert_eq!(cmd("hint"), Command::Hint(1));
@@ -308,11 +313,11 @@ mod tests {
         ));
         assert_eq!(
             err("set depth 99999999999").to_string(),
-            "set depth: 99999999999 is out of range: a depth of at least 1"
+            "set depth: 99999999999 is out of range: a depth from 1 to 60"
         );
         assert_eq!(
             err("set depth 0").to_string(),
-            "set depth: \"0\" is not a depth of at least 1"
+            "set depth: \"0\" is not a depth from 1 to 60"
         );
     }
 

@@ -110,7 +110,7 @@ fn scripted_session_with_malformed_lines() {
         "status error: illegal move a1: it would flip no disc",
         "status error: move: \"z9\": \"z9\" is not a square: expected a file a-h and a rank 1-8, like d3",
         "status error: unknown command \"flip\"",
-        "status error: set depth: \"x\" is not a depth of at least 1",
+        "status error: set depth: \"x\" is not a depth from 1 to 60",
         "status error: set game: GM[Go] is not Othello",
         "status error: set game: the GGF game is not closed with \";)\"",
         "status error: unknown option \"hash\" ignored",
