@@ -408,7 +408,12 @@ fn finished_games_ask_for_nothing() {
         ]
     );
     assert_eq!(engine.board().unwrap().winner(), Some(Color::Black));
-    // A BOARD with a five already on it is taken as given; there is no move to make.
+    // The opponent's winning TURN was kept: it can be taken back.
+    let out = run(&mut engine, &["TAKEBACK 4,0"]);
+    assert_eq!(out, ["OK"]);
+    assert_eq!(engine.board().unwrap().winner(), None);
+    // A BOARD with a five already on it has no move to answer: refused, and the board stays
+    // as it was (empty after the RESTART).
     let out = run(
         &mut engine,
         &[
@@ -417,6 +422,28 @@ fn finished_games_ask_for_nothing() {
         ],
     );
     assert_eq!(out, ["OK", "ERROR game over: black has won"]);
+    assert_eq!(engine.board().unwrap().stone_count(), 0);
+}
+
+/// A BOARD of more lines than any board has points keeps no more of them (bounded memory) and
+/// is refused at DONE; control characters are quoted escaped, never raw.
+#[test]
+fn board_floods_and_control_characters_are_bounded() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut engine = GomocupEngine::new(factory(&log, Style::FirstLegal, &[]));
+    let mut lines = vec!["START 15", "BOARD"];
+    lines.extend(std::iter::repeat_n("1,1,1", 100_000));
+    lines.extend(["DONE", "FOO\u{1b}[31m\u{0}"]);
+    let out = run(&mut engine, &lines);
+    assert_eq!(out[0], "OK");
+    assert_eq!(
+        out[1],
+        "ERROR BOARD has more than 625 lines: no board has that many points"
+    );
+    assert_eq!(engine.board().unwrap().stone_count(), 0);
+    assert!(out[2].starts_with("UNKNOWN command"), "{out:?}");
+    assert!(!out[2].chars().any(char::is_control), "{:?}", out[2]);
+    assert!(out[2].contains("\\u{1b}"), "{:?}", out[2]);
 }
 
 /// Black (the opponent) has 5,7 6,7 (a row) and 7,9 7,8 (a column) around 7,7: playing 7,7

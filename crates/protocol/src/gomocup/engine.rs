@@ -120,8 +120,10 @@ struct BoardInput {
 ///
 /// Anything else is answered `UNKNOWN …`; empty lines are ignored. Every problem — a malformed
 /// or out-of-range point, an occupied point, a renju foul for black in `TURN`/`PLAY`, a move
-/// asked for when the game is over (`ERROR game over …`) — is answered with one `ERROR` line and
-/// changes nothing.
+/// asked for when the game is over (`ERROR game over …`), a `BOARD` whose position is already
+/// won — is answered with one `ERROR` line and changes nothing. A `TURN` whose own move ends the
+/// game is the opponent's move, legal and kept (a `TAKEBACK` can take it back); only the engine's
+/// answer is refused, with `ERROR game over …`.
 ///
 /// `BOARD`: `who` is 1 for the engine's stones, 2 for the opponent's, listed in the order they
 /// were played. The engine is to move, so it is black when both counts are equal and white when
@@ -135,7 +137,9 @@ struct BoardInput {
 ///
 /// `INFO` keys: `timeout_turn`, `timeout_match`, `time_left` (milliseconds), `max_memory`
 /// (bytes, 0 = no limit), `game_type`, `rule`, `folder` are kept; `evaluate` and unknown keys
-/// are ignored. `rule` is a bit mask: 4 = renju, else 1 = exactly five (standard), else
+/// are ignored. `max_memory` is kept for the caller ([`GomocupEngine::max_memory`]) but does
+/// not size the brain: stonelab's brains have fixed tables (the whole `stonelab gomocup`
+/// process stays at a few tens of MB). `rule` is a bit mask: 4 = renju, else 1 = exactly five (standard), else
 /// freestyle; 2 (continuous game) is ignored; 8 (caro) is not supported and falls back to
 /// standard with a `MESSAGE` saying so. A rule change applies at once while the game has no
 /// stones (the factory is asked again; if it refuses, `ERROR` and the rule stays), else from
@@ -706,6 +710,15 @@ impl GomocupEngine {
             _ => {}
         }
         input.lines += 1;
+        if input.lines > MAX_SIZE * MAX_SIZE {
+            // More lines than any board has points: kept no more (a manager that never sends
+            // DONE cannot fill memory), reported at DONE.
+            input.error.get_or_insert(format!(
+                "BOARD has more than {} lines: no board has that many points",
+                MAX_SIZE * MAX_SIZE
+            ));
+            return Ok(Flow::Continue);
+        }
         match parse_numbers::<3>(text) {
             Some([x, y, who @ 1..=3]) => input.stones.push((x, y, who)),
             Some([_, _, who]) => {
@@ -771,6 +784,10 @@ impl GomocupEngine {
             .collect();
         let board = build_board(size, session.board.rule(), &moves, engine)
             .map_err(|why| format!("BOARD: {why}"))?;
+        // A finished position has no move to answer: refused like any other, changing nothing.
+        if board.is_over() {
+            return Err(game_over_text(&board).into());
+        }
         session.board = board;
         session.moves = moves;
         session.blocked = blocked;

@@ -44,7 +44,17 @@ const QUOTE: usize = 40;
 
 /// `text` cut to a length fit to quote in a message.
 pub(crate) fn quote(text: &str) -> String {
-    text.chars().take(QUOTE).collect()
+    // Control characters (an escape sequence, a NUL) are written escaped, never raw.
+    text.chars()
+        .take(QUOTE)
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 /// Parses `text` as comma-separated whole numbers (white space around each is allowed), exactly
