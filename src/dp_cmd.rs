@@ -22,7 +22,8 @@ pub struct DpArgs {
     /// Discount per move (1 = none).
     #[arg(long, default_value_t = 1.0)]
     discount: f64,
-    /// Stop when the largest update of a sweep is below this.
+    /// Stop when the largest update of a sweep is below this (above 0, at most 1: the rewards
+    /// are ±100, so a coarser one would stop before values spread).
     #[arg(long, default_value_t = 0.01)]
     tolerance: f64,
     /// Skip checking every position against the exact solver.
@@ -35,9 +36,9 @@ pub fn run(args: &DpArgs) -> Result<()> {
         bail!("value iteration enumerates every reachable position: only othello4 is small enough ({} is not)", args.game);
     }
     let discount_ok = args.discount > 0.0 && args.discount <= 1.0;
-    let tolerance_ok = args.tolerance > 0.0 && args.tolerance.is_finite();
+    let tolerance_ok = args.tolerance > 0.0 && args.tolerance <= 1.0;
     if !discount_ok || !tolerance_ok {
-        bail!("--discount must be in (0, 1] and --tolerance above 0");
+        bail!("--discount must be in (0, 1] and --tolerance in (0, 1]");
     }
     let config = ValueIterationConfig {
         discount: args.discount,

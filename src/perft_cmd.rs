@@ -17,9 +17,9 @@ pub struct PerftArgs {
     /// Deepest depth; every depth from 1 up to it is counted and timed.
     #[arg(long, default_value_t = 9)]
     depth: u32,
-    /// Worker threads (1 = the single-threaded kernel).
-    #[arg(long, default_value_t = 1)]
-    threads: usize,
+    /// Worker threads, 1 to 1024 (1 = the single-threaded kernel; at most four per core run).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: u16,
     /// Start from this board string (squares X/O/- from a1, then the side to move) instead of
     /// the standard start.
     #[arg(long, allow_hyphen_values = true)]
@@ -54,7 +54,7 @@ fn run_sized<const N: usize>(args: &PerftArgs) -> Result<()> {
         }
         None => Othello::<N>::new(),
     };
-    let threads = args.threads.max(1);
+    let threads = usize::from(args.threads);
     println!(
         "perft {} from {}; a pass is one ply, a finished game one leaf; the last ply is \
          bulk-counted (moves counted, not made); {threads} thread{}",

@@ -69,20 +69,23 @@ impl<G: Game> Registry<G> {
             "alphabeta",
             "negamax alpha-beta, iterative deepening, transposition table",
             &[
-                ("depth", "plies (default 4 when nothing else is set)"),
+                (
+                    "depth",
+                    "plies, 1 to 128 (default 4 when nothing else is set)",
+                ),
                 ("time", "time per move, e.g. 500ms"),
                 ("nodes", "nodes per move"),
                 (
                     "tt",
-                    "log2 of the transposition-table entries (default 18, at most 24)",
+                    "log2 of the transposition-table entries, 4 to 24 (default 18)",
                 ),
             ],
             Box::new(move |spec, _| {
                 let config = AlphaBetaConfig {
-                    depth: spec.positive("depth")?.map(|d| d.min(128) as u32),
+                    depth: spec.in_range("depth", 1, 128)?.map(|d| d as u32),
                     time: spec.duration("time")?,
                     nodes: spec.positive("nodes")?,
-                    tt_bits: spec.get::<u32>("tt")?.unwrap_or(18).clamp(4, 24),
+                    tt_bits: spec.in_range("tt", 4, 24)?.map_or(18, |b| b as u32),
                     ..AlphaBetaConfig::default()
                 };
                 Ok(Box::new(AlphaBeta::new(Arc::clone(&ab_eval), config)))

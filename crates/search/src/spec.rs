@@ -209,6 +209,23 @@ impl Spec {
         }
     }
 
+    /// A whole number from `low` to `high`, or `None` when absent.
+    ///
+    /// # Errors
+    /// [`SpecError::BadValue`] naming the range for anything else (too large a number too).
+    pub fn in_range(&self, key: &str, low: u64, high: u64) -> Result<Option<u64>, SpecError> {
+        let Some(text) = self.params.get(key) else {
+            return Ok(None);
+        };
+        match text.parse::<u64>() {
+            Ok(v) if (low..=high).contains(&v) => Ok(Some(v)),
+            _ => Err(self.bad(
+                key,
+                &format!("expected a whole number from {low} to {high}"),
+            )),
+        }
+    }
+
     /// A duration such as `500ms`, `2s`, `1.5s` or `1m`; a bare number is milliseconds.
     ///
     /// # Errors
@@ -284,6 +301,18 @@ mod tests {
 
     #[test]
     fn errors_say_what_is_wrong() {
+        let s: Spec = "alphabeta:depth=99999999999999999999,tt=99,nodes=5"
+            .parse()
+            .unwrap();
+        for key in ["depth", "tt"] {
+            let err = s.in_range(key, 1, 24).unwrap_err().to_string();
+            assert!(
+                err.contains("expected a whole number from 1 to 24"),
+                "{err}"
+            );
+        }
+        assert_eq!(s.in_range("nodes", 1, 24), Ok(Some(5)));
+        assert_eq!(s.in_range("time", 1, 24), Ok(None));
         assert!(matches!("".parse::<Spec>(), Err(SpecError::Syntax { .. })));
         assert!(matches!(
             "a b".parse::<Spec>(),
