@@ -31,6 +31,9 @@ pub struct PerftArgs {
 }
 
 pub fn run(args: &PerftArgs) -> Result<()> {
+    if args.depth == 0 {
+        bail!("--depth 0 counts nothing: every depth from 1 to --depth is counted");
+    }
     if args.depth > 30 {
         bail!(
             "depth {} is far beyond what can finish; use at most 30",

@@ -237,6 +237,28 @@ fn bad_arguments_are_reported() {
     let (ok, _, err) = stonelab(&["perft", "--from", "XO"], "");
     assert!(!ok);
     assert!(err.contains("board string has 2 squares"), "{err}");
+    for (args, says) in [
+        (&["perft", "--depth", "0"][..], "--depth 0 counts nothing"),
+        (&["perft", "--threads", "0"][..], "--threads"),
+        (&["dp", "--tolerance", "1e300"][..], "--tolerance in (0, 1]"),
+        (
+            &["arena", "--agents", "alphabeta:tt=99", "random"][..],
+            "expected a whole number from 4 to 24",
+        ),
+        (
+            &[
+                "arena",
+                "--agents",
+                "alphabeta:depth=99999999999999999999",
+                "random",
+            ][..],
+            "expected a whole number from 1 to 128",
+        ),
+    ] {
+        let (ok, _, err) = stonelab(args, "");
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }
 
 #[test]
