@@ -69,6 +69,14 @@ pub enum CommandError {
     /// `move` with a move that does not parse.
     #[error("move: {0}")]
     BadMove(#[from] GgfMoveError),
+    /// Words after a command's arguments (`ping 1 2`): nothing is acted on.
+    #[error("{command}: unexpected {text:?} after the command")]
+    Extra {
+        /// The command.
+        command: &'static str,
+        /// The first word too many.
+        text: String,
+    },
 }
 
 fn number<T: std::str::FromStr>(
@@ -108,20 +116,50 @@ impl Command {
         };
         let rest = line[word.len()..].trim_start();
         let arg = rest.split_whitespace().next();
+        // How many argument words each command takes (beyond them is an error, except for
+        // `quit`, which always quits).
+        let takes = |name: &'static str, count: usize| match rest.split_whitespace().nth(count) {
+            Some(extra) => Err(CommandError::Extra {
+                command: name,
+                text: extra.chars().take(40).collect(),
+            }),
+            None => Ok(()),
+        };
         let command = match word.to_ascii_lowercase().as_str() {
-            "nboard" => Command::Nboard(number("nboard", arg, "a protocol version")?),
+            "nboard" => {
+                takes("nboard", 1)?;
+                Command::Nboard(number("nboard", arg, "a protocol version")?)
+            }
             "set" => return Self::parse_set(rest).map(Some),
-            "move" => Command::Move(GgfMove::parse(
-                arg.ok_or(CommandError::MissingArgument("move"))?,
-            )?),
-            "hint" => match arg {
-                None => Command::Hint(1),
-                Some(_) => Command::Hint(number("hint", arg, "a number of moves")?),
-            },
-            "go" => Command::Go,
-            "ping" => Command::Ping(number("ping", arg, "a whole number")?),
-            "learn" => Command::Learn,
-            "analyze" | "analyse" => Command::Analyze,
+            "move" => {
+                takes("move", 1)?;
+                Command::Move(GgfMove::parse(
+                    arg.ok_or(CommandError::MissingArgument("move"))?,
+                )?)
+            }
+            "hint" => {
+                takes("hint", 1)?;
+                match arg {
+                    None => Command::Hint(1),
+                    Some(_) => Command::Hint(number("hint", arg, "a number of moves")?),
+                }
+            }
+            "go" => {
+                takes("go", 0)?;
+                Command::Go
+            }
+            "ping" => {
+                takes("ping", 1)?;
+                Command::Ping(number("ping", arg, "a whole number")?)
+            }
+            "learn" => {
+                takes("learn", 0)?;
+                Command::Learn
+            }
+            "analyze" | "analyse" => {
+                takes("analyze", 0)?;
+                Command::Analyze
+            }
             "quit" | "exit" => Command::Quit,
             // NBoard 1.1 sent a bare move ("F5") instead of "move F5".
             _ if rest.is_empty() && word.parse::<Move>().is_ok() => {
@@ -251,6 +289,20 @@ mod tests {
         assert_eq!(cmd("set depth 12"), Command::SetDepth(12));
         assert_eq!(cmd("Set Depth 3 "), Command::SetDepth(3));
         assert_eq!(cmd("set depth 60"), Command::SetDepth(60));
+        for (bad, extra) in [
+            ("ping 1 2 3", "\"2\""),
+            ("move f5 garbage words", "\"garbage\""),
+            ("nboard 2 x", "\"x\""),
+            ("go now", "\"now\""),
+            ("hint 3 4", "\"4\""),
+        ] {
+            let err = Command::parse(bad).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("unexpected {extra} after")),
+                "{bad}: {err}"
+            );
+        }
+        assert_eq!(cmd("quit now"), Command::Quit);
         for bad in ["set depth 0", "set depth 61", "set depth 4294967295"] {
             let err = Command::parse(bad).unwrap_err().to_string();
             assert!(err.contains("a depth from 1 to 60"), "{bad}: {err}");
