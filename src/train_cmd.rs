@@ -994,6 +994,11 @@ fn cli_error(e: RunError) -> anyhow::Error {
              choose another --out",
             path.display()
         ),
+        RunError::NotEmpty(path) => anyhow!(
+            "--out {} is not empty and holds no run: choose another --out",
+            path.display()
+        ),
+        e @ RunError::Foreign { .. } => anyhow!("--out: {e}"),
         e @ (RunError::NoRun(_) | RunError::Mismatch { .. }) => anyhow!("--resume: {e}"),
         e @ RunError::NoUsableCheckpoint { .. } => {
             anyhow!("--resume: {e} (--force starts it over)")
@@ -1002,9 +1007,32 @@ fn cli_error(e: RunError) -> anyhow::Error {
     }
 }
 
+/// Builds the run's opponent and evaluation opponents once, so that a bad spec or model file
+/// is refused before anything on disk changes (a fresh run's folder, a resumed run's log).
+fn check_agents<G: CliGame + CatalogGame>(
+    registry: &search::Registry<G>,
+    run: &learn::RunConfig,
+) -> Result<()> {
+    registry
+        .build(&run.opponent, 0)
+        .map_err(|e| anyhow!("opponent {:?}: {e}", run.opponent))?;
+    for name in &run.eval_opponents {
+        registry
+            .build(name, 0)
+            .map_err(|e| anyhow!("evaluation opponent {name}: {e}"))?;
+    }
+    Ok(())
+}
+
 fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()> {
     let registry = G::registry();
     let (dir, run, from) = if args.resume {
+        // The run's agents are checked before the resume touches its files.
+        if let Ok(config) =
+            RunDir::open(&args.out).and_then(|d| d.read_config::<learn::RunConfig>())
+        {
+            check_agents(&registry, &config)?;
+        }
         let learn::Resumed {
             dir,
             config: run,
@@ -1036,6 +1064,7 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         registry
             .validate(&args.opponent)
             .map_err(|e| anyhow!("--opponent: {e}"))?;
+        check_agents(&registry, &run)?;
         let dir = RunDir::create(&args.out, args.force).map_err(cli_error)?;
         dir.write_config(&run)?;
         (dir, run, None)

@@ -448,3 +448,54 @@ fn resume_passes_over_a_damaged_checkpoint_says_so_and_refuses_when_none_is_left
     let _ = std::fs::remove_dir_all(&whole);
     let _ = std::fs::remove_dir_all(&part);
 }
+
+/// A new run never writes into a folder holding other files; `--force` replaces only a run's
+/// own files; and a run whose agents cannot be built changes nothing, even with `--force`.
+#[test]
+fn runs_only_ever_replace_runs() {
+    let dir = run_dir("train-foreign");
+    std::fs::create_dir_all(dir.join("plots")).expect("mkdir");
+    std::fs::write(dir.join("log.csv"), "my,data\n").expect("write");
+    let (ok, _, err) = run(&tiny("dqn", &dir, "8"));
+    assert!(
+        !ok && err.contains("is not empty and holds no run"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("log.csv")).expect("kept"),
+        "my,data\n"
+    );
+    // A config.json alone does not make a run of a folder with other files in it.
+    std::fs::write(dir.join("config.json"), "{\"name\": \"webapp\"}").expect("write");
+    std::fs::create_dir_all(dir.join("checkpoints/mine")).expect("mkdir");
+    std::fs::write(dir.join("checkpoints/mine/model.pt"), "weights").expect("write");
+    let mut force = tiny("dqn", &dir, "8");
+    force.push("--force".into());
+    let (ok, _, err) = run(&force);
+    assert!(
+        !ok && err.contains("\"checkpoints/mine\", which no run writes"),
+        "{err}"
+    );
+    assert!(dir.join("checkpoints/mine/model.pt").is_file());
+
+    // A finished run, then --force with an evaluation opponent that cannot be built.
+    let done = run_dir("train-force-bad-opponent");
+    let (ok, _, err) = run(&tiny("dqn", &done, "8"));
+    assert!(ok, "{err}");
+    let log = std::fs::read_to_string(done.join("log.csv")).expect("log");
+    let mut bad = tiny("dqn", &done, "8");
+    bad.extend(["--force".into(), "--eval-opponent".into()]);
+    bad.push("dqn:model=/nonexistent.safetensors".into());
+    let (ok, _, err) = run(&bad);
+    assert!(!ok && err.contains("evaluation opponent"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(done.join("log.csv")).expect("log"),
+        log
+    );
+    assert!(done.join("checkpoints/last.safetensors").is_file());
+    // --force on the run itself replaces it.
+    let mut again = tiny("dqn", &done, "8");
+    again.push("--force".into());
+    let (ok, _, err) = run(&again);
+    assert!(ok, "{err}");
+}

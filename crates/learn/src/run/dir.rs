@@ -138,28 +138,106 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 }
 
 impl RunDir {
-    /// Makes `root` ready for a new run. A folder that already holds a run (a `config.json`) is
-    /// refused unless `overwrite`, which removes its logs, checkpoints and plots.
+    /// Makes `root` ready for a new run: a folder that is missing or empty. A folder that is not
+    /// empty is refused unless `overwrite`, and then only when it holds nothing but what a run
+    /// writes ([`RunDir::foreign_entry`]): its config, logs, checkpoints and plots are removed.
     ///
     /// # Errors
-    /// [`RunError::Exists`], or [`RunError::Io`] when the folder cannot be made.
+    /// [`RunError::Exists`] (a run) or [`RunError::NotEmpty`] (other files) without `overwrite`,
+    /// [`RunError::Foreign`] naming an entry no run writes, or [`RunError::Io`].
     pub fn create(root: &Path, overwrite: bool) -> Result<Self, RunError> {
         let dir = RunDir {
             root: root.to_path_buf(),
             keep: KEEP_CHECKPOINTS,
         };
-        if dir.file(CONFIG).exists() {
+        if root.exists() && !root.is_dir() {
+            return Err(RunError::Io {
+                path: root.to_path_buf(),
+                source: std::io::Error::other("not a folder"),
+            });
+        }
+        let empty = !root.exists() || fs::read_dir(root).map_err(io(root))?.next().is_none();
+        if !empty {
             if !overwrite {
-                return Err(RunError::Exists(root.to_path_buf()));
+                return Err(if dir.file(CONFIG).exists() {
+                    RunError::Exists(root.to_path_buf())
+                } else {
+                    RunError::NotEmpty(root.to_path_buf())
+                });
             }
-            for name in [LOG, EVAL] {
-                let _ = fs::remove_file(dir.file(name));
+            if let Some(entry) = dir.foreign_entry()? {
+                return Err(RunError::Foreign {
+                    path: root.to_path_buf(),
+                    entry,
+                });
             }
-            let _ = fs::remove_dir_all(dir.file(CHECKPOINTS));
-            let _ = fs::remove_dir_all(dir.file(PLOTS));
+            for entry in fs::read_dir(root).map_err(io(root))? {
+                let path = entry.map_err(io(root))?.path();
+                let removed = if path.is_dir() {
+                    fs::remove_dir_all(&path)
+                } else {
+                    fs::remove_file(&path)
+                };
+                removed.map_err(io(&path))?;
+            }
         }
         fs::create_dir_all(root).map_err(io(root))?;
         Ok(dir)
+    }
+
+    /// The first entry of the folder (relative path) that no run writes, if any: a run writes
+    /// `config.json`, `log.csv`, `eval.csv`, `checkpoints/` (checkpoint folders `ep-*` and
+    /// `damaged-ep-*`, exported `*last.safetensors` with their `*last.json` cards) and `plots/`
+    /// (`*.png`), and leaves at most hidden `.*.tmp` files of an interrupted write.
+    ///
+    /// # Errors
+    /// [`RunError::Io`] when a folder cannot be listed.
+    pub fn foreign_entry(&self) -> Result<Option<String>, RunError> {
+        fn names(dir: &Path) -> Result<Vec<(String, bool)>, RunError> {
+            let mut out = Vec::new();
+            for entry in fs::read_dir(dir).map_err(io(dir))? {
+                let entry = entry.map_err(io(dir))?;
+                let is_dir = entry.file_type().map_err(io(dir))?.is_dir();
+                out.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+            }
+            out.sort();
+            Ok(out)
+        }
+        let temporary = |name: &str| name.starts_with('.') && name.ends_with(".tmp");
+        for (name, is_dir) in names(&self.root)? {
+            let ours = match name.as_str() {
+                CONFIG | LOG | EVAL => !is_dir,
+                CHECKPOINTS | PLOTS => is_dir,
+                other => temporary(other),
+            };
+            if !ours {
+                return Ok(Some(name));
+            }
+        }
+        let checkpoints = self.file(CHECKPOINTS);
+        if checkpoints.is_dir() {
+            for (name, is_dir) in names(&checkpoints)? {
+                let ours = if is_dir {
+                    name.starts_with("ep-") || name.starts_with(DAMAGED)
+                } else {
+                    name.ends_with("last.safetensors")
+                        || name.ends_with("last.json")
+                        || temporary(&name)
+                };
+                if !ours {
+                    return Ok(Some(format!("{CHECKPOINTS}/{name}")));
+                }
+            }
+        }
+        let plots = self.file(PLOTS);
+        if plots.is_dir() {
+            for (name, is_dir) in names(&plots)? {
+                if is_dir || !(name.ends_with(".png") || temporary(&name)) {
+                    return Ok(Some(format!("{PLOTS}/{name}")));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// An existing run.

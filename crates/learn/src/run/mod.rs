@@ -54,6 +54,17 @@ pub enum RunError {
     /// A new run was aimed at a folder that holds one.
     #[error("{0} already holds a run")]
     Exists(PathBuf),
+    /// A new run was aimed at a folder that holds other files.
+    #[error("{0} is not empty and holds no run: choose another folder")]
+    NotEmpty(PathBuf),
+    /// `--force` was asked to replace a folder holding something no run writes.
+    #[error("{path} holds {entry:?}, which no run writes: refusing to replace it; choose another folder")]
+    Foreign {
+        /// The folder.
+        path: PathBuf,
+        /// The first entry a run does not write (relative to the folder).
+        entry: String,
+    },
     /// A run to resume is not there.
     #[error("{0} holds no run (no config.json)")]
     NoRun(PathBuf),
