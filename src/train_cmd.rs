@@ -527,6 +527,18 @@ pub enum RewardsArg {
 }
 
 pub fn run(args: &TrainArgs) -> Result<()> {
+    if let Some(t) = args.threads.filter(|t| !(1..=1024).contains(t)) {
+        bail!("--threads {t}: 1 to 1024");
+    }
+    if args.eval_every == Some(0) || args.checkpoint_every == Some(0) {
+        bail!("--eval-every and --checkpoint-every must be at least 1");
+    }
+    if !(2..=100_000).contains(&args.eval_games) {
+        bail!(
+            "--eval-games {}: from 2 (colours are swapped) to 100000",
+            args.eval_games
+        );
+    }
     let threads = args.threads.unwrap_or(0);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -680,6 +692,12 @@ fn q_table(args: &TrainArgs) -> Result<()> {
     if episodes == 0 {
         bail!("--episodes must be at least 1");
     }
+    if !(1..=episodes).contains(&args.evals) {
+        bail!(
+            "--evals {}: from 1 to the episodes ({episodes})",
+            args.evals
+        );
+    }
     let dir = RunDir::create(&args.out, args.force).map_err(cli_error)?;
     let config = QTableConfig {
         episodes,
@@ -791,11 +809,11 @@ fn run_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
         bail!("--preset {name} trains on {}, not {game}", run.game);
     }
     if let Some(every) = args.eval_every {
-        run.eval_every = every.max(1);
+        run.eval_every = every;
     }
-    run.eval_games = args.eval_games.max(2);
+    run.eval_games = args.eval_games;
     if let Some(every) = args.checkpoint_every {
-        run.checkpoint_every = every.max(1);
+        run.checkpoint_every = every;
     }
     Ok(run)
 }
@@ -816,12 +834,9 @@ fn flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
         algo: args.algo.name().into(),
         game: game.to_string(),
         episodes,
-        eval_every: args.eval_every.unwrap_or((episodes / 20).max(1)).max(1),
-        eval_games: args.eval_games.max(2),
-        checkpoint_every: args
-            .checkpoint_every
-            .unwrap_or((episodes / 10).max(1))
-            .max(1),
+        eval_every: args.eval_every.unwrap_or((episodes / 20).max(1)),
+        eval_games: args.eval_games,
+        checkpoint_every: args.checkpoint_every.unwrap_or((episodes / 10).max(1)),
         opponent: args.opponent.clone(),
         dqn: (args.algo != Algo::QMlp).then(|| dqn_config(args, episodes)),
         value: None,
@@ -878,7 +893,7 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
             Algo::CnnSelfplay => 10,
             _ => (episodes / 5).max(1),
         }),
-        eval_games: args.eval_games.max(2),
+        eval_games: args.eval_games,
         checkpoint_every: args.checkpoint_every.unwrap_or(match args.algo {
             Algo::CnnSelfplay => 10,
             _ => 1,

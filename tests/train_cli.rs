@@ -499,3 +499,46 @@ fn runs_only_ever_replace_runs() {
     let (ok, _, err) = run(&again);
     assert!(ok, "{err}");
 }
+
+/// Settings out of range are refused by name before any folder is made, never clamped.
+#[test]
+fn settings_out_of_range_are_refused_before_anything_is_written() {
+    let dir = run_dir("train-out-of-range");
+    let out = dir.to_str().expect("utf-8");
+    for (args, says) in [
+        (
+            &["q-mlp", "--game", "othello4", "--lr", "1e400"][..],
+            "learning rate must be above 0 and at most 10",
+        ),
+        (
+            &["q-mlp", "--game", "othello4", "--gamma", "5"][..],
+            "gamma must be within [0, 1]",
+        ),
+        (
+            &["dqn", "--game", "othello4", "--batch-size", "100000000"][..],
+            "batch size must be from 1 to 65536",
+        ),
+        (
+            &["dqn", "--game", "othello4", "--lr", "99999999999999999999"][..],
+            "learning rate must be above 0 and at most 10",
+        ),
+        (
+            &["q-table", "--episodes", "1000", "--evals", "99999999"][..],
+            "--evals 99999999: from 1 to the episodes (1000)",
+        ),
+        (
+            &["dqn", "--threads", "99999"][..],
+            "--threads 99999: 1 to 1024",
+        ),
+        (&["dqn", "--eval-games", "1"][..], "--eval-games 1: from 2"),
+        (&["dqn", "--eval-every", "0"][..], "must be at least 1"),
+    ] {
+        let mut command = vec!["train"];
+        command.extend(args);
+        command.extend(["--out", out, "--quiet"]);
+        let (ok, _, err) = stonelab(&command, "");
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!dir.exists(), "{args:?}: nothing is written");
+    }
+}

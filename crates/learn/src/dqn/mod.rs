@@ -209,11 +209,17 @@ impl DqnConfig {
     /// A message naming the first bad setting.
     pub fn validate(&self) -> Result<(), String> {
         let checks: [(bool, &str); 9] = [
-            (self.parallel >= 1, "parallel must be at least 1"),
-            (self.batch_size >= 1, "batch size must be at least 1"),
             (
-                self.replay_capacity >= 1,
-                "replay capacity must be at least 1",
+                (1..=4096).contains(&self.parallel),
+                "parallel games must be from 1 to 4096",
+            ),
+            (
+                (1..=65_536).contains(&self.batch_size),
+                "batch size must be from 1 to 65536",
+            ),
+            (
+                (1..=10_000_000).contains(&self.replay_capacity),
+                "replay capacity must be from 1 to 10000000 transitions",
             ),
             (self.train_every >= 1, "train-every must be at least 1"),
             (
@@ -221,8 +227,8 @@ impl DqnConfig {
                 "gamma must be within [0, 1]",
             ),
             (
-                self.learning_rate > 0.0 && self.learning_rate.is_finite(),
-                "learning rate must be positive",
+                self.learning_rate > 0.0 && self.learning_rate <= crate::run::MAX_LEARNING_RATE,
+                "learning rate must be above 0 and at most 10",
             ),
             (self.target_sync >= 1, "target sync must be at least 1"),
             (

@@ -235,6 +235,9 @@ pub const ALGOS: [&str; 7] = [
 /// The algorithms that train on 8x8 Othello only (the WTHOR value dataset).
 pub const OTHELLO8_ALGOS: [&str; 3] = ["cnn-supervised", "mlp-supervised", "cnn-selfplay"];
 
+/// The largest learning rate a run takes (larger ones only turn the weights to NaN).
+pub const MAX_LEARNING_RATE: f64 = 10.0;
+
 impl RunConfig {
     /// Games in one training round (the games played at once; q-mlp: an epoch). Evaluations
     /// and checkpoints happen between rounds.
@@ -285,6 +288,12 @@ impl RunConfig {
                 "eval_every and checkpoint_every must be at least 1".into(),
             ));
         }
+        if !(2..=100_000).contains(&self.eval_games) {
+            return Err(RunError::Settings(format!(
+                "eval_games must be from 2 to 100000 (colours are swapped), not {}",
+                self.eval_games
+            )));
+        }
         if OTHELLO8_ALGOS.contains(&self.algo.as_str()) && self.game != "othello8" {
             return Err(RunError::Settings(format!(
                 "{} trains on othello8 only, not {}",
@@ -330,6 +339,18 @@ impl RunConfig {
                     return Err(RunError::Settings(
                         "games_per_epoch must be at least 1".into(),
                     ));
+                }
+                if !(q.learning_rate > 0.0 && q.learning_rate <= MAX_LEARNING_RATE) {
+                    return Err(RunError::Settings(format!(
+                        "learning rate must be above 0 and at most {MAX_LEARNING_RATE}, not {}",
+                        q.learning_rate
+                    )));
+                }
+                if !(0.0..=1.0).contains(&q.gamma) {
+                    return Err(RunError::Settings(format!(
+                        "gamma must be within [0, 1], not {}",
+                        q.gamma
+                    )));
                 }
                 if let QMlpOpponent::Mixed { random } = q.opponent {
                     if !(0.0..=1.0).contains(&random) {
