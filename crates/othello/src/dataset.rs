@@ -877,6 +877,15 @@ impl DatasetReader<File> {
             path: path.to_path_buf(),
             kind,
         };
+        // `metadata` never blocks, where opening a FIFO would: only regular files are read.
+        let meta = std::fs::metadata(path).map_err(|e| err(e.into()))?;
+        if !meta.is_file() {
+            return Err(err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "not a regular file",
+            )
+            .into()));
+        }
         let file = File::open(path).map_err(|e| err(e.into()))?;
         let len = file.metadata().map_err(|e| err(e.into()))?.len();
         let reader = DatasetReader::new(file, path)?;

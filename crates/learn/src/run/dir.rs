@@ -96,7 +96,7 @@ fn manifest(dir: &Path) -> Result<BTreeMap<String, FileSum>, RunError> {
             if path.is_dir() {
                 walk(&path, &format!("{rel}/"), out)?;
             } else if rel != STATE {
-                let bytes = fs::read(&path).map_err(io(&path))?;
+                let bytes = read_regular(&path, u64::MAX).map_err(io(&path))?;
                 out.insert(
                     rel,
                     FileSum {
@@ -121,6 +121,31 @@ pub struct Export {
     pub weights: Vec<u8>,
     /// The card (sha256, size and file name are filled in when written).
     pub card: Card,
+}
+
+/// The most bytes of `config.json` or a checkpoint's `state.json` a run reads.
+const MAX_SMALL_FILE: u64 = 16 << 20;
+/// The most bytes of `log.csv` or `eval.csv` a resume reads (about 20 million rows).
+const MAX_LOG_FILE: u64 = 1 << 30;
+
+/// `path`'s bytes when it is a regular file of at most `limit` bytes: a FIFO or device put in
+/// a run folder (by hand or by a link) is refused before it is opened, as is a file too large
+/// to be one the run wrote.
+fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{} bytes, over the {limit}-byte limit", meta.len()),
+        ));
+    }
+    fs::read(path)
 }
 
 /// One run's folder.
@@ -295,7 +320,7 @@ impl RunDir {
     /// [`RunError::NoRun`] when it is missing, [`RunError::BadConfig`] when it is malformed.
     pub fn read_config<T: DeserializeOwned>(&self) -> Result<T, RunError> {
         let path = self.file(CONFIG);
-        let bytes = fs::read(&path).map_err(|source| {
+        let bytes = read_regular(&path, MAX_SMALL_FILE).map_err(|source| {
             if source.kind() == std::io::ErrorKind::NotFound {
                 RunError::NoRun(self.root.clone())
             } else {
@@ -358,7 +383,7 @@ impl RunDir {
             file: file.to_string(),
             why,
         };
-        let bytes = fs::read(path.join(STATE)).map_err(|e| {
+        let bytes = read_regular(&path.join(STATE), MAX_SMALL_FILE).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 damaged(STATE, "missing: the checkpoint is incomplete".into())
             } else {
@@ -408,7 +433,8 @@ impl RunDir {
                     ));
                 }
                 let file = path.join(relative);
-                let data = match fs::read(&file) {
+                // The manifest gives the size: nothing larger is read.
+                let data = match read_regular(&file, sum.bytes) {
                     Ok(data) => data,
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                         return Err(damaged(name, "missing".into()));
@@ -600,7 +626,16 @@ impl RunDir {
 /// resume cuts it back to `episode`: rows lost before the checkpoint (a cut or edited file)
 /// would otherwise stay lost behind new ones.
 fn check_log_complete(path: &Path, episode: usize) -> Result<(), RunError> {
-    let text = fs::read_to_string(path).unwrap_or_default();
+    let text = match read_regular(path, MAX_LOG_FILE) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(RunError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
     let mut lines = text.lines();
     let fields = lines.next().map_or(0, |h| h.split(',').count());
     let mut expected = 1;
@@ -633,8 +668,18 @@ fn check_log_complete(path: &Path, episode: usize) -> Result<(), RunError> {
 }
 
 fn truncate_csv(path: &Path, episode: usize) -> Result<(), RunError> {
-    let Ok(text) = fs::read_to_string(path) else {
-        return Ok(());
+    let text = match read_regular(path, MAX_LOG_FILE) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| RunError::BadConfig {
+            path: path.to_path_buf(),
+            why: "not UTF-8 text".into(),
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(RunError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
     };
     let mut lines = text.lines();
     let Some(header) = lines.next() else {
