@@ -542,3 +542,24 @@ fn settings_out_of_range_are_refused_before_anything_is_written() {
         assert!(!dir.exists(), "{args:?}: nothing is written");
     }
 }
+
+/// A run file replaced by a FIFO (or a link to a device) is refused on resume at once, never
+/// opened: opening a FIFO would wait for ever, `/dev/zero` would be read without end.
+#[test]
+fn a_fifo_in_a_run_folder_is_refused_not_read() {
+    let dir = run_dir("train-fifo-log");
+    let (ok, _, err) = run(&tiny("dqn", &dir, "8"));
+    assert!(ok, "{err}");
+    std::fs::remove_file(dir.join("log.csv")).expect("rm");
+    let made = Command::new("mkfifo")
+        .arg(dir.join("log.csv"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let started = Instant::now();
+    let mut resume = tiny("dqn", &dir, "16");
+    resume.push("--resume".into());
+    let (ok, _, err) = run(&resume);
+    assert!(!ok && err.contains("log.csv: not a regular file"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
