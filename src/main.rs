@@ -112,8 +112,18 @@ fn main() -> ExitCode {
         Some(Command::Dp(args)) => dp_cmd::run(&args),
         Some(Command::Data(args)) => data_cmd::run(&args),
         Some(Command::Train(args)) => {
-            train_cmd::check_options(args.algo, &given_options(&matches, "train"))
-                .and_then(|()| train_cmd::run(&args))
+            let given = given_options(&matches, "train");
+            if args.resume {
+                let ignored = train_cmd::ignored_on_resume(args.algo, &given);
+                if !ignored.is_empty() {
+                    eprintln!(
+                        "warning: {} not applied: a resumed run keeps its config.json settings \
+                         (only --episodes, --threads and --quiet change)",
+                        ignored.join(", ")
+                    );
+                }
+            }
+            train_cmd::check_options(args.algo, &given).and_then(|()| train_cmd::run(&args))
         }
         Some(Command::Reproduce(args)) => reproduce::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),

@@ -179,6 +179,34 @@ fn option_applies_to(id: &str) -> Option<&'static [Algo]> {
     })
 }
 
+/// The options a resumed neural run takes from the command line; its config.json gives the
+/// rest.
+const RESUME_OPTIONS: &[&str] = &[
+    "algo", "out", "resume", "episodes", "quiet", "threads", "game",
+];
+
+/// The options given to a resumed neural run (`given`: clap ids) that it does not apply, as
+/// flags: the run's config.json rules them. Empty for other algorithms, which check their own.
+#[must_use]
+pub fn ignored_on_resume(algo: Algo, given: &[String]) -> Vec<String> {
+    if matches!(algo, Algo::QTable | Algo::Patterns | Algo::Probcut) {
+        return Vec::new();
+    }
+    let command = TrainArgs::augment_args(clap::Command::new("train"));
+    given
+        .iter()
+        .filter(|id| !RESUME_OPTIONS.contains(&id.as_str()))
+        // Only arguments: clap also reports the struct's own group as given.
+        .filter_map(|id| {
+            command
+                .get_arguments()
+                .find(|a| a.get_id().as_str() == id)
+                .and_then(clap::Arg::get_long)
+        })
+        .map(|flag| format!("--{flag}"))
+        .collect()
+}
+
 /// Refuses options given on the command line (`given`: their clap ids) that `algo` does not
 /// read, naming each with the algorithms that do, instead of ignoring them.
 ///
@@ -1382,6 +1410,25 @@ mod tests {
             }
             assert!(option_applies_to(id).is_some(), "{id} is not classified");
         }
+    }
+
+    #[test]
+    fn a_resume_names_the_options_it_does_not_apply() {
+        let given: Vec<String> = [
+            "TrainArgs",
+            "out",
+            "resume",
+            "episodes",
+            "lr",
+            "eval_opponents",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            ignored_on_resume(Algo::Dqn, &given),
+            ["--lr", "--eval-opponent"]
+        );
+        assert!(ignored_on_resume(Algo::Patterns, &given).is_empty());
     }
 
     #[test]
