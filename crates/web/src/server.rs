@@ -229,11 +229,12 @@ pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
             body_deadline,
         ))
         .layer(axum::middleware::map_response(json_errors))
-        .layer(axum::middleware::map_response(security_headers))
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(&app),
             check_host,
         ))
+        // Outermost: the refusals of the layers inside carry the headers too.
+        .layer(axum::middleware::map_response(security_headers))
         .with_state(app)
 }
 
@@ -297,6 +298,15 @@ async fn body_deadline(
     next: axum::middleware::Next,
 ) -> Response {
     let (parts, body) = request.into_parts();
+    // A body declared larger than the cap is refused at once, not waited for.
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return too_large().into_response();
+    }
     let read = tokio::time::timeout(
         app.config.body_timeout,
         axum::body::to_bytes(body, MAX_BODY),
@@ -327,7 +337,8 @@ async fn check_host(
     next: axum::middleware::Next,
 ) -> Response {
     if app.config.loopback_hosts_only {
-        if let Some(host) = request.headers().get(header::HOST) {
+        // Every Host header is checked, not only the first.
+        for host in request.headers().get_all(header::HOST) {
             let host = host.to_str().unwrap_or("");
             let name = match host.rsplit_once(':') {
                 Some((name, port)) if port.bytes().all(|b| b.is_ascii_digit()) => name,
@@ -587,7 +598,18 @@ fn body<T: serde::de::DeserializeOwned>(
 ) -> Result<T, ApiError> {
     let bytes = bytes(payload)?;
     check_json_type(headers)?;
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
+    parse_object(&bytes)
+}
+
+/// A body read as `T` from a JSON object (serde would also read a struct from an array).
+fn parse_object<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        return Err(ApiError::bad_request(
+            "bad JSON body: expected a JSON object ({…})",
+        ));
+    }
+    serde_json::from_slice(bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
 }
 
 /// Every body is JSON in UTF-8: `Content-Type: application/json` (or `application/…+json`),
@@ -654,7 +676,7 @@ fn optional_body<T: Default + serde::de::DeserializeOwned>(
         return Ok(T::default());
     }
     check_json_type(headers)?;
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
+    parse_object(&bytes)
 }
 
 /// `undo` takes no field.
@@ -865,7 +887,7 @@ async fn position(
     payload: Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let req: PositionBody = body(&headers, payload)?;
-    if req.text.len() > 10_000 {
+    if req.text.chars().count() > 10_000 {
         return Err(ApiError {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             message: "position text longer than 10,000 characters".into(),

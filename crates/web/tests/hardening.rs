@@ -14,7 +14,7 @@ use tower::ServiceExt;
 
 use web::{Catalog, ServerConfig};
 
-use common::{call, othello_registry};
+use common::{call, call_json, othello_registry};
 
 fn catalog() -> Catalog {
     let othello6 = othello_registry::<6>();
@@ -295,6 +295,64 @@ async fn every_response_carries_the_security_headers_and_hosts_ignore_case() {
         assert_eq!(h["x-frame-options"], "DENY");
         assert_eq!(h["x-content-type-options"], "nosniff");
     }
+    // A refused host gets them too, and a second Host header is checked like the first.
+    let refused = [vec!["evil.com"], vec!["localhost", "evil.com"]];
+    for hosts in refused {
+        let mut request = Request::builder().uri("/api/catalog");
+        for host in &hosts {
+            request = request.header("host", *host);
+        }
+        let resp = app
+            .clone()
+            .oneshot(request.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::FORBIDDEN, "{hosts:?}");
+        assert_eq!(resp.headers()["x-frame-options"], "DENY", "{hosts:?}");
+        assert!(resp.headers().contains_key("content-security-policy"));
+    }
+}
+
+/// Bodies are JSON objects: an array, which serde would read into a struct, is refused on
+/// every route with a body, and nothing changes.
+#[tokio::test]
+async fn bodies_must_be_json_objects() {
+    let app = web::router(catalog(), ServerConfig::default());
+    let id = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
+    let (_, before) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    for (uri, body) in [
+        (
+            "/api/games".to_string(),
+            r#"["othello6", "human", "random", 5]"#,
+        ),
+        (format!("/api/games/{id}/move"), r#"["c2"]"#),
+        (format!("/api/games/{id}/position"), r#"["f5"]"#),
+        (format!("/api/games/{id}/undo"), "[]"),
+        (format!("/api/games/{id}/agent-move"), "[50]"),
+        (format!("/api/games/{id}/players"), r#"["greedy"]"#),
+    ] {
+        let (status, err) = call(&app, "POST", &uri, Some(body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri} {body}: {err}");
+        assert!(
+            err["error"]
+                .as_str()
+                .unwrap()
+                .contains("expected a JSON object"),
+            "{err}"
+        );
+    }
+    let (_, after) = call(&app, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(after, before);
+    // The position limit counts characters, not bytes.
+    let text = "€".repeat(4000);
+    let (status, err) = call_json(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/position"),
+        Some(json!({ "text": text })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
 }
 
 /// A real server on a free loopback port: its address, the sender that stops it, its task.
@@ -365,6 +423,18 @@ async fn a_body_that_never_arrives_gets_a_408_and_its_connection_closes() {
         ..ServerConfig::default()
     })
     .await;
+    // A body declared over the cap is refused at once (413), not waited for.
+    let mut huge = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    huge.write_all(
+        b"POST /api/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+          Content-Length: 99999999999\r\n\r\n{",
+    )
+    .await
+    .expect("write");
+    let mut reply = [0u8; 12];
+    let read = tokio::time::timeout(Duration::from_millis(250), huge.read_exact(&mut reply)).await;
+    assert!(read.is_ok(), "no answer before the body timeout");
+    assert_eq!(&reply, b"HTTP/1.1 413");
     let mut slow = tokio::net::TcpStream::connect(addr).await.expect("connect");
     slow.write_all(
         b"POST /api/games HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
