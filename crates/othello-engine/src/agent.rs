@@ -194,8 +194,10 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
         let Some(time) = time else {
             return self.midgame.select(pos, budget);
         };
-        // Writing a cold table's memory is not the solve's time (a fresh agent, as the web
-        // app's analysis builds, would otherwise spend its share on it).
+        // A cold table is sized to the move's time, then written before the clock starts (a
+        // fresh agent, as the web app builds for every move, would otherwise spend its share
+        // on it).
+        self.solver.fit_table_to(time);
         self.solver.allocate();
         let start = Instant::now();
         let limit = SolveLimit {

@@ -1386,6 +1386,22 @@ impl<const N: usize> Solver<N> {
         (1usize << self.bits) * std::mem::size_of::<Entry>()
     }
 
+    /// Shrinks a table not yet allocated to what one solve of `time` can use (about 2^23
+    /// positions a second stored), from 2^16 entries up to its own size. Writing a cold table of
+    /// 2^22 entries takes tens to hundreds of milliseconds, which a move of 50 ms cannot pay;
+    /// an allocated table keeps its size.
+    pub fn fit_table_to(&mut self, time: Duration) {
+        if !self.table.is_empty() {
+            return;
+        }
+        let stored = time.as_secs_f64() * f64::from(1u32 << 23);
+        let bits = stored.max(1.0).log2().ceil();
+        // In range by the clamp: a float of at most 64.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let bits = (bits.min(64.0) as u32).clamp(16.min(self.bits), self.bits);
+        self.bits = bits;
+    }
+
     /// Allocates the table now rather than in the first search (so that search's time does
     /// not include writing the table's memory).
     pub fn allocate(&mut self) {
@@ -1775,6 +1791,32 @@ fn best_small<const N: usize>(pos: &Othello<N>) -> Option<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A cold table shrinks to a short move's time and never grows; an allocated one keeps its
+    /// size.
+    #[test]
+    fn a_cold_table_fits_the_time() {
+        let entry = Solver::<8>::new(22).table_bytes() >> 22;
+        let mut s = Solver::<8>::new(22);
+        s.fit_table_to(Duration::from_millis(50));
+        assert_eq!(s.table_bytes(), entry << 19);
+        s.fit_table_to(Duration::from_secs(60));
+        assert_eq!(s.table_bytes(), entry << 19, "never grows");
+        let mut s = Solver::<8>::new(22);
+        s.fit_table_to(Duration::ZERO);
+        assert_eq!(s.table_bytes(), entry << 16);
+        let mut s = Solver::<8>::new(22);
+        s.allocate();
+        s.fit_table_to(Duration::from_millis(1));
+        assert_eq!(
+            s.table_bytes(),
+            entry << 22,
+            "an allocated table keeps its size"
+        );
+        let mut small = Solver::<8>::new(12);
+        small.fit_table_to(Duration::ZERO);
+        assert_eq!(small.table_bytes(), entry << 12);
+    }
 
     /// The table count of the last move equals the flip mask's size (the slow twin) on random
     /// full boards, for both sides, at every square.
