@@ -523,8 +523,8 @@ fn settings_out_of_range_are_refused_before_anything_is_written() {
             "learning rate must be above 0 and at most 10",
         ),
         (
-            &["q-table", "--episodes", "1000", "--evals", "99999999"][..],
-            "--evals 99999999: from 1 to the episodes (1000)",
+            &["q-table", "--episodes", "1000", "--evals", "0"][..],
+            "--evals 0: at least one evaluation",
         ),
         (
             &["dqn", "--threads", "99999"][..],
