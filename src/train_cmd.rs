@@ -76,107 +76,76 @@ impl Algo {
     }
 }
 
-/// The algorithms an option of `stonelab train` is read by (`None`: not an option of the
+/// Whether `algo` reads the option `id` of `stonelab train` (`None`: not an option of the
 /// command). An option given for another algorithm is refused rather than ignored.
-fn option_applies_to(id: &str) -> Option<&'static [Algo]> {
-    use Algo::*;
-    const ALL: &[Algo] = &[
-        QTable,
-        QMlp,
-        Dqn,
-        DqnSelfPlay,
-        DqnCompetitive,
-        CnnSupervised,
-        MlpSupervised,
-        CnnSelfplay,
-        Patterns,
-        Probcut,
-    ];
-    const NEURAL: &[Algo] = &[
-        QMlp,
-        Dqn,
-        DqnSelfPlay,
-        DqnCompetitive,
-        CnnSupervised,
-        MlpSupervised,
-        CnnSelfplay,
-    ];
-    const DQN: &[Algo] = &[Dqn, DqnSelfPlay, DqnCompetitive];
-    const SUPERVISED: &[Algo] = &[CnnSupervised, MlpSupervised];
+fn option_read_by(id: &str, algo: Algo) -> Option<bool> {
+    use Algo::{
+        CnnSelfplay, CnnSupervised, Dqn, DqnCompetitive, DqnSelfPlay, MlpSupervised, Patterns,
+        Probcut, QMlp, QTable,
+    };
+    let neural = !matches!(algo, QTable | Patterns | Probcut);
+    let dqn = matches!(algo, Dqn | DqnSelfPlay | DqnCompetitive);
+    let supervised = matches!(algo, CnnSupervised | MlpSupervised);
     Some(match id {
-        "algo" | "out" | "seed" | "force" | "quiet" | "threads" => ALL,
-        "game" => &[
-            QTable,
-            QMlp,
-            Dqn,
-            DqnSelfPlay,
-            DqnCompetitive,
-            CnnSupervised,
-            MlpSupervised,
-            CnnSelfplay,
-            Patterns,
-        ],
-        "episodes" => &[
-            QTable,
-            QMlp,
-            Dqn,
-            DqnSelfPlay,
-            DqnCompetitive,
-            CnnSupervised,
-            MlpSupervised,
-            CnnSelfplay,
-        ],
-        "resume" => &[
-            QTable,
-            QMlp,
-            Dqn,
-            DqnSelfPlay,
-            DqnCompetitive,
-            CnnSupervised,
-            MlpSupervised,
-            CnnSelfplay,
-            Patterns,
-        ],
+        "algo" | "out" | "seed" | "force" | "quiet" | "threads" => true,
+        "game" | "resume" => algo != Probcut,
+        "episodes" => neural || algo == QTable,
         "preset" | "defect" | "eval_every" | "eval_games" | "checkpoint_every"
-        | "eval_opponents" => NEURAL,
-        "evals" => &[QTable],
-        "opponent" => &[Dqn],
+        | "eval_opponents" => neural,
+        "evals" => algo == QTable,
+        "opponent" => algo == Dqn,
         "arch" | "blocks" | "channels" | "behaviour" | "rewards" | "replay" | "warmup"
         | "train_every" | "parallel" | "target_sync" | "epsilon_start" | "epsilon_end"
         | "epsilon_decay" | "uct_c" | "no_augment" | "encoding" | "end_reward"
-        | "steps_per_episode" => DQN,
-        "learn_from" => &[DqnSelfPlay, DqnCompetitive],
-        "batch_size" => &[
-            Dqn,
-            DqnSelfPlay,
-            DqnCompetitive,
-            CnnSupervised,
-            MlpSupervised,
-        ],
-        "gamma" => &[QMlp, Dqn, DqnSelfPlay, DqnCompetitive],
-        "lr" => &[
-            QMlp,
-            Dqn,
-            DqnSelfPlay,
-            DqnCompetitive,
-            CnnSupervised,
-            MlpSupervised,
-            CnnSelfplay,
-        ],
-        "always_black" | "opponent_mix" | "normal_init" | "sgd_per_epoch" => &[QMlp],
-        "data" => &[CnnSupervised, MlpSupervised, CnnSelfplay],
-        "net" | "mobility" | "symmetries" | "split" | "max_train" | "max_test" => SUPERVISED,
-        "from" => &[CnnSelfplay, Probcut],
-        "depth" => &[CnnSupervised, MlpSupervised, CnnSelfplay, Patterns, Probcut],
-        "epochs_per_game" => &[CnnSelfplay],
-        "wthor" => &[Patterns, Probcut],
-        "positions" => &[Probcut],
+        | "steps_per_episode" => dqn,
+        "learn_from" => matches!(algo, DqnSelfPlay | DqnCompetitive),
+        "batch_size" => dqn || supervised,
+        "gamma" => dqn || algo == QMlp,
+        "lr" => neural,
+        "always_black" | "opponent_mix" | "normal_init" | "sgd_per_epoch" => algo == QMlp,
+        "data" => supervised || algo == CnnSelfplay,
+        "net" | "mobility" | "symmetries" | "split" | "max_train" | "max_test" => supervised,
+        "from" => matches!(algo, CnnSelfplay | Probcut),
+        "depth" => supervised || matches!(algo, CnnSelfplay | Patterns | Probcut),
+        "epochs_per_game" => algo == CnnSelfplay,
+        "wthor" => matches!(algo, Patterns | Probcut),
+        "positions" => algo == Probcut,
         "max_games" | "exact_empties" | "exact_fraction" | "exact_rest" | "search_depth"
         | "search_probcut" | "self_play_exact" | "theoretical_exact" | "self_play_search"
         | "edge_mobility" | "stage_width" | "lambda" | "iterations" | "blend"
-        | "self_play_games" | "deviations" => &[Patterns],
+        | "self_play_games" | "deviations" => algo == Patterns,
         _ => return None,
     })
+}
+
+/// Refuses options given on the command line (`given`: their clap ids) that `algo` does not
+/// read, naming each with the algorithms that do, instead of ignoring them.
+///
+/// # Errors
+/// The first such option.
+pub fn check_options(algo: Algo, given: &[String]) -> Result<()> {
+    let command = TrainArgs::augment_args(clap::Command::new("train"));
+    for id in given {
+        if option_read_by(id, algo) != Some(false) {
+            continue;
+        }
+        let flag = command
+            .get_arguments()
+            .find(|a| a.get_id().as_str() == id)
+            .and_then(clap::Arg::get_long)
+            .map_or_else(|| id.replace('_', "-"), ToString::to_string);
+        let names: Vec<&str> = Algo::value_variants()
+            .iter()
+            .filter(|a| option_read_by(id, **a) == Some(true))
+            .map(|a| a.name())
+            .collect();
+        bail!(
+            "--{flag} is not a setting of `train {}`: it applies to {}",
+            algo.name(),
+            names.join(", ")
+        );
+    }
+    Ok(())
 }
 
 /// The options a resumed neural run takes from the command line; its config.json gives the
@@ -205,35 +174,6 @@ pub fn ignored_on_resume(algo: Algo, given: &[String]) -> Vec<String> {
         })
         .map(|flag| format!("--{flag}"))
         .collect()
-}
-
-/// Refuses options given on the command line (`given`: their clap ids) that `algo` does not
-/// read, naming each with the algorithms that do, instead of ignoring them.
-///
-/// # Errors
-/// The first such option.
-pub fn check_options(algo: Algo, given: &[String]) -> Result<()> {
-    let command = TrainArgs::augment_args(clap::Command::new("train"));
-    for id in given {
-        let Some(users) = option_applies_to(id) else {
-            continue;
-        };
-        if users.contains(&algo) {
-            continue;
-        }
-        let flag = command
-            .get_arguments()
-            .find(|a| a.get_id().as_str() == id)
-            .and_then(clap::Arg::get_long)
-            .map_or_else(|| id.replace('_', "-"), ToString::to_string);
-        let names: Vec<&str> = users.iter().map(|a| a.name()).collect();
-        bail!(
-            "--{flag} is not a setting of `train {}`: it applies to {}",
-            algo.name(),
-            names.join(", ")
-        );
-    }
-    Ok(())
 }
 
 /// Q-network kinds on the command line.
@@ -1408,7 +1348,10 @@ mod tests {
             if matches!(id, "help" | "version") {
                 continue;
             }
-            assert!(option_applies_to(id).is_some(), "{id} is not classified");
+            assert!(
+                option_read_by(id, Algo::Dqn).is_some(),
+                "{id} is not classified"
+            );
         }
     }
 
