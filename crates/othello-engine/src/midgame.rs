@@ -182,6 +182,15 @@ struct Node {
 }
 
 impl Node {
+    /// The node of a position, its features computed from scratch.
+    fn of(pos: &Othello8) -> Node {
+        Node {
+            p: pos.player(),
+            o: pos.opponent(),
+            f: Features::from_scratch(pos.player(), pos.opponent()),
+        }
+    }
+
     #[inline]
     fn play(&self, sq: u32, flipped: u64) -> Node {
         Node {
@@ -454,12 +463,7 @@ impl Midgame {
     /// The static evaluation of a position for its side to move (clamped inside ±64 discs).
     #[must_use]
     pub fn evaluate(&self, pos: &Othello8) -> i32 {
-        let f = Features::from_scratch(pos.player(), pos.opponent());
-        self.leaf(&Node {
-            p: pos.player(),
-            o: pos.opponent(),
-            f,
-        })
+        self.leaf(&Node::of(pos))
     }
 
     #[inline]
@@ -791,11 +795,7 @@ impl Midgame {
         let moves = pos.moves();
         if moves == 0 {
             let over = pos.is_over();
-            let n = Node {
-                p: pos.player(),
-                o: pos.opponent(),
-                f: Features::from_scratch(pos.player(), pos.opponent()),
-            };
+            let n = Node::of(pos);
             let score = if over {
                 final_margin(n.p, n.o) * self.eval.scale()
             } else {
@@ -810,11 +810,7 @@ impl Midgame {
                 nodes: self.nodes,
             };
         }
-        let root = Node {
-            p: pos.player(),
-            o: pos.opponent(),
-            f: Features::from_scratch(pos.player(), pos.opponent()),
-        };
+        let root = Node::of(pos);
         let empties = root.empties();
         let max_depth = depth.clamp(1, empties);
         let mut result: Option<SearchResult> = None;
@@ -904,11 +900,7 @@ impl Midgame {
         let start = Instant::now();
         self.nodes = 0;
         self.stopped = false;
-        let root = Node {
-            p: pos.player(),
-            o: pos.opponent(),
-            f: Features::from_scratch(pos.player(), pos.opponent()),
-        };
+        let root = Node::of(pos);
         let empties = root.empties();
         let scale = self.eval.scale();
         // (score, square), in the order the next iteration searches them.
@@ -1028,11 +1020,7 @@ impl Midgame {
         self.stopped = false;
         self.deadline = None;
         self.node_limit = None;
-        let root = Node {
-            p: pos.player(),
-            o: pos.opponent(),
-            f: Features::from_scratch(pos.player(), pos.opponent()),
-        };
+        let root = Node::of(pos);
         if pos.moves() == 0 {
             return Vec::new();
         }
@@ -1209,14 +1197,6 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn node(pos: &Othello8) -> Node {
-        Node {
-            p: pos.player(),
-            o: pos.opponent(),
-            f: Features::from_scratch(pos.player(), pos.opponent()),
-        }
-    }
-
     /// Where a search reaches the end it hands the node to the solver, which keeps the search's
     /// deadline and node budget: past either the search stops instead of solving on (FFO #45, 24
     /// empties, seconds to solve); within them, and without them, the score is exact.
@@ -1231,7 +1211,7 @@ mod tests {
             m.deadline = deadline;
             m.node_limit = nodes;
             let started = Instant::now();
-            m.exact(&node(&hard), -scale, scale);
+            m.exact(&Node::of(&hard), -scale, scale);
             assert!(m.stopped, "{deadline:?} {nodes:?}");
             assert!(
                 started.elapsed() < Duration::from_secs(2),
@@ -1252,7 +1232,7 @@ mod tests {
             let mut m = Midgame::new(eval.clone(), 10);
             m.deadline = deadline;
             m.node_limit = nodes;
-            let got = m.exact(&node(&easy), -65 * scale, 65 * scale);
+            let got = m.exact(&Node::of(&easy), -65 * scale, 65 * scale);
             assert!(!m.stopped);
             assert_eq!(got, exact * scale, "{deadline:?} {nodes:?}");
         }
