@@ -64,6 +64,14 @@ pub enum ModelError {
         /// Why.
         why: String,
     },
+    /// A card or weights file that is not a regular file or is larger than it can be.
+    #[error("{path}: {why}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
     /// The weights do not match the card's sha256 (a partial or changed file).
     #[error(
         "{path}: sha256 {found} does not match the card's {expected} (incomplete or changed file)"
@@ -279,7 +287,7 @@ pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ModelError> {
     use std::io::Read;
     // `metadata` never blocks, where opening a FIFO would.
     if !std::fs::metadata(path).map_err(io(path))?.is_file() {
-        return Err(ModelError::Card {
+        return Err(ModelError::File {
             path: path.to_path_buf(),
             why: "not a regular file".into(),
         });
@@ -290,7 +298,7 @@ pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ModelError> {
         .read_to_end(&mut bytes)
         .map_err(io(path))?;
     if bytes.len() as u64 > limit {
-        return Err(ModelError::Card {
+        return Err(ModelError::File {
             path: path.to_path_buf(),
             why: format!("longer than the {limit} bytes expected"),
         });

@@ -234,7 +234,7 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
     huge.extend_from_slice(b"\"SECRET=1\"");
     std::fs::write(dir.join("m.json"), &huge).expect("write");
     match read_model(&path) {
-        Err(e @ ModelError::Card { .. }) => {
+        Err(e @ ModelError::File { .. }) => {
             let text = e.to_string();
             assert!(text.contains("longer than the 65536 bytes"), "{text}");
             assert!(!text.contains("SECRET"), "{text}");
