@@ -1037,6 +1037,10 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
                 args.out.display()
             );
         }
+        // A new total is the run's from now on: a later plain --resume goes on to it.
+        if args.episodes.is_some() {
+            dir.write_config(&run)?;
+        }
         (dir, run, from)
     } else {
         if args.episodes == Some(0) {

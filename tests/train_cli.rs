@@ -105,6 +105,11 @@ fn a_dqn_run_writes_its_folder_and_resumes_like_an_uninterrupted_run() {
     more.push("--resume".into());
     let (ok, _, err) = run(&more);
     assert!(ok, "{err}");
+    // The new total is the run's: its config says so, and a plain --resume has nothing to do.
+    let config: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("config.json")).expect("config"))
+            .expect("json");
+    assert_eq!(config["episodes"], 96);
     let b = run_dir("train-dqn-b");
     let (ok, _, err) = run(&tiny("dqn", &b, "96"));
     assert!(ok, "{err}");
