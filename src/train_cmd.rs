@@ -516,7 +516,11 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     pool.install(|| match args.algo {
         Algo::QTable => q_table(args),
         Algo::QMlp | Algo::Dqn | Algo::DqnSelfPlay | Algo::DqnCompetitive => {
-            let game = args.game.unwrap_or(GameId::Othello8);
+            // A resumed run's game is its config's unless --game names one.
+            let game = args
+                .game
+                .or_else(|| resumed_game(args))
+                .unwrap_or(GameId::Othello8);
             with_game!(game, G => neural::<G>(args, game))
         }
         Algo::CnnSupervised | Algo::MlpSupervised | Algo::CnnSelfplay => {
@@ -988,6 +992,15 @@ fn cli_error(e: RunError) -> anyhow::Error {
         }
         e => anyhow!(e),
     }
+}
+
+/// The game of the run `--resume` names in `--out`, when its config.json reads.
+fn resumed_game(args: &TrainArgs) -> Option<GameId> {
+    if !args.resume {
+        return None;
+    }
+    let config: learn::RunConfig = RunDir::open(&args.out).ok()?.read_config().ok()?;
+    config.game.parse().ok()
 }
 
 /// Builds the run's opponent and evaluation opponents once, so that a bad spec or model file

@@ -110,6 +110,19 @@ fn a_dqn_run_writes_its_folder_and_resumes_like_an_uninterrupted_run() {
         serde_json::from_str(&std::fs::read_to_string(a.join("config.json")).expect("config"))
             .expect("json");
     assert_eq!(config["episodes"], 96);
+    // Without --game the run's own game (othello4) is resumed.
+    let plain: Vec<String> = [
+        "train",
+        "dqn",
+        "--out",
+        a.to_str().expect("utf-8"),
+        "--resume",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (ok, out, err) = run(&plain);
+    assert!(ok, "{err}");
+    assert!(out.contains("already has 96 of 96 episodes"), "{out}{err}");
     let b = run_dir("train-dqn-b");
     let (ok, _, err) = run(&tiny("dqn", &b, "96"));
     assert!(ok, "{err}");
