@@ -170,10 +170,10 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
 
     let k = args.agents.len();
     if k < 2 {
-        bail!("an arena needs at least two agents (got {k})");
+        return Err(arena::ArenaError::TooFewAgents(k).into());
     }
     if sprt.is_some() && k != 2 {
-        bail!("an SPRT compares exactly two agents (got {k})");
+        return Err(arena::ArenaError::SprtNeedsTwo(k).into());
     }
     let total = if sprt.is_some() {
         games_per_pair

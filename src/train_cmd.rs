@@ -129,11 +129,7 @@ pub fn check_options(algo: Algo, given: &[String]) -> Result<()> {
         if option_read_by(id, algo) != Some(false) {
             continue;
         }
-        let flag = command
-            .get_arguments()
-            .find(|a| a.get_id().as_str() == id)
-            .and_then(clap::Arg::get_long)
-            .map_or_else(|| id.replace('_', "-"), ToString::to_string);
+        let flag = long_flag(&command, id).unwrap_or_else(|| id.replace('_', "-"));
         let names: Vec<&str> = Algo::value_variants()
             .iter()
             .filter(|a| option_read_by(id, **a) == Some(true))
@@ -146,6 +142,16 @@ pub fn check_options(algo: Algo, given: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The long flag (without `--`) of the argument `id` of `command`; `None` for an id that is not
+/// an argument (clap also reports the struct's own group).
+fn long_flag(command: &clap::Command, id: &str) -> Option<String> {
+    command
+        .get_arguments()
+        .find(|a| a.get_id().as_str() == id)
+        .and_then(clap::Arg::get_long)
+        .map(ToString::to_string)
 }
 
 /// The options a resumed neural run takes from the command line; its config.json gives the
@@ -165,13 +171,7 @@ pub fn ignored_on_resume(algo: Algo, given: &[String]) -> Vec<String> {
     given
         .iter()
         .filter(|id| !RESUME_OPTIONS.contains(&id.as_str()))
-        // Only arguments: clap also reports the struct's own group as given.
-        .filter_map(|id| {
-            command
-                .get_arguments()
-                .find(|a| a.get_id().as_str() == id)
-                .and_then(clap::Arg::get_long)
-        })
+        .filter_map(|id| long_flag(&command, id))
         .map(|flag| format!("--{flag}"))
         .collect()
 }

@@ -1386,8 +1386,9 @@ impl<const N: usize> Solver<N> {
         (1usize << self.bits) * std::mem::size_of::<Entry>()
     }
 
-    /// Shrinks a table not yet allocated to what one solve of `time` can use (about 2^23
-    /// positions a second stored), from 2^16 entries up to its own size. Writing a cold table of
+    /// Shrinks a table not yet allocated to what one solve of `time` can use (assuming 2^23
+    /// positions stored a second: a chosen rate, not a measured one), from 2^16 entries up to
+    /// its own size. Writing a cold table of
     /// 2^22 entries takes tens to hundreds of milliseconds, which a move of 50 ms cannot pay;
     /// an allocated table keeps its size.
     pub fn fit_table_to(&mut self, time: Duration) {
