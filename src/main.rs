@@ -91,13 +91,10 @@ fn report(err: &anyhow::Error) -> String {
 
 /// The ids of the options given on the command line to `subcommand` (not defaults).
 fn given_options(matches: &clap::ArgMatches, subcommand: &str) -> Vec<String> {
-    let Some(sub) = matches.subcommand_matches(subcommand) else {
-        return Vec::new();
-    };
-    sub.ids()
-        .filter(|id| sub.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine))
-        .map(|id| id.as_str().to_string())
-        .collect()
+    matches
+        .subcommand_matches(subcommand)
+        .map(train_cmd::given_ids)
+        .unwrap_or_default()
 }
 
 fn main() -> ExitCode {
@@ -111,19 +108,9 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench_cmd::run(&args),
         Some(Command::Dp(args)) => dp_cmd::run(&args),
         Some(Command::Data(args)) => data_cmd::run(&args),
-        Some(Command::Train(args)) => {
-            let given = given_options(&matches, "train");
-            if args.resume {
-                let ignored = train_cmd::ignored_on_resume(args.algo, &given);
-                if !ignored.is_empty() {
-                    eprintln!(
-                        "warning: {} not applied: a resumed run keeps its config.json settings \
-                         (only --episodes, --threads and --quiet change)",
-                        ignored.join(", ")
-                    );
-                }
-            }
-            train_cmd::check_options(args.algo, &given).and_then(|()| train_cmd::run(&args))
+        Some(Command::Train(mut args)) => {
+            args.given = given_options(&matches, "train");
+            train_cmd::check_options(args.algo, &args.given).and_then(|()| train_cmd::run(&args))
         }
         Some(Command::Reproduce(args)) => reproduce::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),

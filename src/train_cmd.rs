@@ -176,6 +176,108 @@ pub fn ignored_on_resume(algo: Algo, given: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// The ids of the options `matches` took from the command line (not defaults).
+#[must_use]
+pub fn given_ids(matches: &clap::ArgMatches) -> Vec<String> {
+    matches
+        .ids()
+        .filter(|id| {
+            matches.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|id| id.as_str().to_string())
+        .collect()
+}
+
+/// The warning for a resumed neural run whose command line asks for other settings than its
+/// config.json holds: the options it does not apply and the settings that differ. `None` when
+/// every given option agrees with the run (the same command again with `--resume`).
+fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<String> {
+    let ignored = ignored_on_resume(args.algo, &args.given);
+    if ignored.is_empty() {
+        return None;
+    }
+    let general = format!(
+        "{} not applied: a resumed run keeps its config.json settings (only --episodes, \
+         --threads and --quiet change)",
+        ignored.join(", ")
+    );
+    // The run this command line would start, set beside the stored one. Settings that follow
+    // the number of episodes (a schedule not given, say) are not compared: a resume may have
+    // raised the total since the run began.
+    let at = |episodes: usize| {
+        let mut with = args.clone();
+        with.episodes = Some(episodes);
+        run_config(&with, game)
+            .ok()
+            .and_then(|run| serde_json::to_value(run).ok())
+    };
+    let (Some(fresh), Some(other), Ok(stored)) = (
+        at(stored.episodes),
+        at(stored.episodes * 3 + 7),
+        serde_json::to_value(stored),
+    ) else {
+        return Some(general);
+    };
+    let mut derived = Vec::new();
+    json_differences("", &fresh, &other, &[], &mut derived);
+    let derived: Vec<&str> = derived.iter().filter_map(|d| d.split(':').next()).collect();
+    let mut differences = Vec::new();
+    json_differences("", &fresh, &stored, &derived, &mut differences);
+    if differences.is_empty() {
+        return None;
+    }
+    let shown = differences.len().min(6);
+    let more = if differences.len() > shown {
+        format!(" and {} more", differences.len() - shown)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{general}; config.json differs from them in {}{more}",
+        differences[..shown].join(", ")
+    ))
+}
+
+/// Collects, as `path: stored (given: fresh)`, the leaves where `fresh` and `stored` differ,
+/// leaving out the paths in `skip`.
+fn json_differences(
+    path: &str,
+    fresh: &serde_json::Value,
+    stored: &serde_json::Value,
+    skip: &[&str],
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    match (fresh, stored) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let inner = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if skip.contains(&inner.as_str()) {
+                    continue;
+                }
+                json_differences(
+                    &inner,
+                    a.get(key).unwrap_or(&Value::Null),
+                    b.get(key).unwrap_or(&Value::Null),
+                    skip,
+                    out,
+                );
+            }
+        }
+        (a, b) if a != b && !skip.contains(&path) => {
+            out.push(format!("{path}: {b} (given: {a})"));
+        }
+        _ => {}
+    }
+}
+
 /// Q-network kinds on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {
@@ -233,6 +335,10 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// The clap ids of the options given on the command line (not defaults), set by `main`:
+    /// a resume warns about those it does not apply.
+    #[arg(skip)]
+    pub given: Vec<String>,
     /// q-table: evaluations (against the exact solution) over the run, at most one per
     /// episode.
     #[arg(long, default_value_t = 20)]
@@ -1044,6 +1150,9 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         for warning in &warnings {
             eprintln!("warning: {warning}");
         }
+        if let Some(warning) = resume_warning(args, game, &run) {
+            eprintln!("warning: {warning}");
+        }
         if from.is_none() {
             eprintln!(
                 "no checkpoint in {} yet: starting the run over",
@@ -1354,6 +1463,7 @@ fn draw_plots(out: &Path, algo: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::FromArgMatches;
 
     /// Every option of `train` says which algorithms read it, so a new one cannot be silently
     /// ignored by the others.
@@ -1370,6 +1480,61 @@ mod tests {
                 "{id} is not classified"
             );
         }
+    }
+
+    /// `train ARGV...` as `main` parses it, with its given options.
+    fn parsed(argv: &[&str]) -> TrainArgs {
+        let matches = TrainArgs::augment_args(clap::Command::new("train"))
+            .try_get_matches_from(std::iter::once("train").chain(argv.iter().copied()))
+            .expect("the command line parses");
+        let mut args = TrainArgs::from_arg_matches(&matches).expect("train options");
+        args.given = given_ids(&matches);
+        args
+    }
+
+    #[test]
+    fn a_resume_warns_only_about_settings_that_differ() {
+        let game = GameId::Othello4;
+        let first = parsed(&[
+            "dqn",
+            "--out",
+            "r",
+            "--lr",
+            "0.01",
+            "--episodes",
+            "100",
+            "--seed",
+            "3",
+        ]);
+        let stored = run_config(&first, game).expect("a valid run");
+        // The same command again, with a new total: nothing to warn about.
+        let again = parsed(&[
+            "dqn",
+            "--out",
+            "r",
+            "--lr",
+            "0.01",
+            "--episodes",
+            "300",
+            "--seed",
+            "3",
+            "--resume",
+        ]);
+        assert_eq!(resume_warning(&again, game, &stored), None);
+        let plain = parsed(&["dqn", "--out", "r", "--resume"]);
+        assert_eq!(resume_warning(&plain, game, &stored), None);
+        // Another learning rate and seed are named with the values the run keeps.
+        let other = parsed(&[
+            "dqn", "--out", "r", "--lr", "0.02", "--seed", "3", "--resume",
+        ]);
+        let warning = resume_warning(&other, game, &stored).expect("--lr differs");
+        assert!(warning.starts_with("--lr, --seed not applied"), "{warning}");
+        assert!(warning.contains("0.01 (given: 0.02)"), "{warning}");
+        assert!(!warning.contains("seed:"), "{warning}");
+        // A schedule given differently is named; one left to its default is not compared.
+        let schedule = parsed(&["dqn", "--out", "r", "--eval-every", "7", "--resume"]);
+        let warning = resume_warning(&schedule, game, &stored).expect("--eval-every differs");
+        assert!(warning.contains("eval_every: 5 (given: 7)"), "{warning}");
     }
 
     #[test]
