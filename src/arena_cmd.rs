@@ -181,7 +181,7 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
         (k * k.saturating_sub(1) / 2).saturating_mul(games_per_pair)
     };
     let used = openings.len().min(games_per_pair / 2);
-    println!(
+    outln!(
         "stonelab arena {}: {k} agents, {games_per_pair} games per pair{} from {used} openings \
          ({source}), seed {seed}, {} thread{}",
         args.game,
@@ -191,7 +191,7 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     );
     if let Some(s) = &sprt {
         let (lo, hi) = s.bounds();
-        println!(
+        outln!(
             "SPRT of {} against {}: H0 elo {} vs H1 elo {}, alpha {}, beta {} (LLR bounds \
              {lo:.2}, {hi:.2})",
             args.agents[0].trim(),
@@ -231,20 +231,25 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     bar.finish_and_clear();
     let elapsed = started.elapsed();
 
-    print!("{}", render(&report));
-    println!(
+    // The files first: a closed standard output ends the process while it prints.
+    if let Some(path) = &args.csv {
+        write_csv(&report, path).with_context(|| format!("writing {}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        write_json(&report, path).with_context(|| format!("writing {}", path.display()))?;
+    }
+    out!("{}", render(&report));
+    outln!(
         "{} games in {} ({:.2} games/s)",
         report.games.len(),
         format_duration(elapsed),
         report.games.len() as f64 / elapsed.as_secs_f64().max(1e-9)
     );
     if let Some(path) = &args.csv {
-        write_csv(&report, path).with_context(|| format!("writing {}", path.display()))?;
-        println!("Games written to {}", path.display());
+        outln!("Games written to {}", path.display());
     }
     if let Some(path) = &args.json {
-        write_json(&report, path).with_context(|| format!("writing {}", path.display()))?;
-        println!("Report written to {}", path.display());
+        outln!("Report written to {}", path.display());
     }
     Ok(())
 }

@@ -143,7 +143,7 @@ fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()
     }
     let positions: Vec<othello::Othello8> =
         openings.iter().take(count).map(|o| *o.position()).collect();
-    println!(
+    outln!(
         "{} ({}), depth {depth}, {} positions, {} thread(s)",
         model.display(),
         loaded.arch.label(),
@@ -177,12 +177,18 @@ fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()
     if decisions[0] != decisions[1] {
         anyhow::bail!("batched and one-at-a-time searches differ: a bug");
     }
-    println!(
+    outln!(
         "{:<14} {:>9} {:>10} {:>12} {:>10} {:>11} {:>14}",
-        "leaves", "seconds", "nodes", "evaluated", "passes", "mean batch", "positions/s"
+        "leaves",
+        "seconds",
+        "nodes",
+        "evaluated",
+        "passes",
+        "mean batch",
+        "positions/s"
     );
     for (batched, seconds, nodes, evaluated, passes) in &rows {
-        println!(
+        outln!(
             "{:<14} {seconds:>9.2} {nodes:>10} {evaluated:>12} {passes:>10} {:>11.1} {:>14.0}",
             if *batched { "batched" } else { "one at a time" },
             *evaluated as f64 / (*passes).max(1) as f64,
@@ -190,7 +196,7 @@ fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()
         );
     }
     let speedup = (rows[1].3 as f64 / rows[1].1) / (rows[0].3 as f64 / rows[0].1).max(1e-9);
-    println!(
+    outln!(
         "same moves, scores and nodes both ways; batched evaluates {:.2}x the positions/s of one \
          at a time ({:.2}x faster per search)",
         1.0 / speedup.max(1e-9),
@@ -213,7 +219,7 @@ fn parse_range(text: &str) -> Result<(usize, usize)> {
 
 /// `LABEL: N nodes, T s, R nodes/s`.
 fn print_total(label: &str, nodes: u64, elapsed: std::time::Duration) {
-    println!(
+    outln!(
         "{label}: {nodes} nodes, {:.3} s, {} nodes/s",
         elapsed.as_secs_f64(),
         rate(nodes, elapsed)
@@ -222,7 +228,7 @@ fn print_total(label: &str, nodes: u64, elapsed: std::time::Duration) {
 
 /// The one-thread time over the `threads`-thread time, measured in the same run.
 fn print_speed_up(threads: usize, one: std::time::Duration, many: std::time::Duration, what: &str) {
-    println!(
+    outln!(
         "speed-up on {threads} threads: {:.2}x ({what})",
         one.as_secs_f64() / many.as_secs_f64().max(1e-9)
     );
@@ -249,13 +255,19 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
     } else {
         format!("{threads} threads")
     };
-    println!("FFO endgame benchmark #{first}-#{last}, {what}, table 2^{table_bits}, each solved from a cleared table");
-    println!(
+    outln!("FFO endgame benchmark #{first}-#{last}, {what}, table 2^{table_bits}, each solved from a cleared table");
+    outln!(
         "{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}",
-        "#", "empties", "score", "move", "nodes", "seconds", "nodes/s"
+        "#",
+        "empties",
+        "score",
+        "move",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     let report = othello_engine::bench::endgame(first..=last, table_bits, threads, |row| {
-        println!(
+        outln!(
             "{:>4} {:>7} {:>+6} {:>5} {:>14} {:>9.3} {:>10}{}",
             row.number,
             row.empties,
@@ -276,7 +288,7 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
             "time to solve the same positions",
         );
     } else {
-        println!("node checksum: {}", report.checksum);
+        outln!("node checksum: {}", report.checksum);
     }
     let wrong = report.wrong();
     if wrong > 0 {
@@ -303,16 +315,22 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
         print_total("one thread", r.nodes, r.elapsed);
         r.elapsed
     });
-    println!(
+    outln!(
         "othello midgame benchmark: {positions} positions, depth {depth}, {threads} thread(s), \
          each from a cleared table"
     );
-    println!(
+    outln!(
         "{:>4} {:>7} {:>8} {:>5} {:>12} {:>9} {:>10}",
-        "#", "empties", "score", "move", "nodes", "seconds", "nodes/s"
+        "#",
+        "empties",
+        "score",
+        "move",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     let report = othello_engine::bench::midgame(positions, depth, threads, |row| {
-        println!(
+        outln!(
             "{:>4} {:>7} {:>+8.2} {:>5} {:>12} {:>9.3} {:>10}",
             row.number,
             row.empties,
@@ -327,7 +345,7 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
     if let Some(one) = single {
         print_speed_up(threads, one, report.elapsed, "time to the same depths");
     } else {
-        println!("node checksum: {}", report.checksum);
+        outln!("node checksum: {}", report.checksum);
     }
     Ok(())
 }
@@ -339,18 +357,18 @@ fn othello6(table_bits: u32) -> Result<()> {
             othello_engine::MAX_TABLE_BITS
         );
     }
-    println!("6x6 Othello from the start, exact, one thread, table 2^{table_bits}");
+    outln!("6x6 Othello from the start, exact, one thread, table 2^{table_bits}");
     let mut solver = Solver::<6>::new(table_bits);
     let s = solver.solve(&othello::Othello6::new());
     let line: Vec<String> = s.pv.iter().map(ToString::to_string).collect();
-    println!(
+    outln!(
         "score {:+} for black (published: -4, white wins 16-20); nodes {}; {:.1} s; {} nodes/s",
         s.score,
         s.nodes,
         s.elapsed.as_secs_f64(),
         rate(s.nodes, s.elapsed)
     );
-    println!("line: {}", line.join(" "));
+    outln!("line: {}", line.join(" "));
     if s.score != -4 {
         bail!("6x6 solved to {:+}, not the published -4", s.score);
     }
@@ -362,18 +380,26 @@ fn gomoku_bench(depth: u32) -> Result<()> {
     if !(1..=20).contains(&depth) {
         bail!("--depth must be between 1 and 20");
     }
-    println!(
+    outln!(
         "Gomoku engine benchmark: {} positions, depth {depth}, one thread, fresh table each",
         bench::POSITIONS.len()
     );
-    println!(
+    outln!(
         "{:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9} {:>10}",
-        "#", "rule", "size", "stones", "move", "score", "nodes", "seconds", "nodes/s"
+        "#",
+        "rule",
+        "size",
+        "stones",
+        "move",
+        "score",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     let mut k = 0;
     let report = bench::run(depth, |row| {
         k += 1;
-        println!(
+        outln!(
             "{k:>2} {:>9} {:>5} {:>6} {:>5} {:>9} {:>12} {:>9.3} {:>10}",
             row.rule.name(),
             row.size,
@@ -387,12 +413,12 @@ fn gomoku_bench(depth: u32) -> Result<()> {
     })?;
     let nodes: u64 = report.rows.iter().map(|r| r.nodes).sum();
     let time: Duration = report.rows.iter().map(|r| r.elapsed).sum();
-    println!(
+    outln!(
         "total: {nodes} nodes, {:.3} s, {} nodes/s",
         time.as_secs_f64(),
         rate(nodes, time)
     );
-    println!("node checksum: {}", report.checksum);
+    outln!("node checksum: {}", report.checksum);
     Ok(())
 }
 
@@ -427,13 +453,18 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
             "reference size",
         ),
     ];
-    println!(
+    outln!(
         "Q-network speed on {size}x{size} (burn Flex CPU; {seconds} s per figure; this machine has {} cores)",
         std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
     );
-    println!(
+    outln!(
         "{:<14} {:<15} {:>7} {:>5} {:>13} {:>13}",
-        "network", "", "threads", "batch", "positions/s", "train steps/s"
+        "network",
+        "",
+        "threads",
+        "batch",
+        "positions/s",
+        "train steps/s"
     );
     for (arch, label) in archs {
         for threads in [1, 2] {
@@ -449,7 +480,7 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
                     Ok(format!("{games} {noun} {rate:.0}"))
                 })
                 .collect::<Result<_>>()?;
-            println!(
+            outln!(
                 "{:<14} {:<15} {threads:>7} driver (greedy vs random), positions/s: {}",
                 arch.label(),
                 label,
@@ -457,7 +488,7 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
             );
             for batch in [1, 32, 256] {
                 let s = measure(arch, size, batch, threads, time)?;
-                println!(
+                outln!(
                     "{:<14} {:<15} {threads:>7} {batch:>5} {:>13.0} {:>13.2}",
                     arch.label(),
                     label,

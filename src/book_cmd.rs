@@ -270,14 +270,14 @@ fn show(moves: &str, path: Option<&PathBuf>) -> Result<()> {
     let replay = othello::replay(&Othello8::new(), &squares)
         .map_err(|e| anyhow::anyhow!("--moves {moves:?}: {e}"))?;
     let pos = *replay.last();
-    println!("{}", pos.diagram());
-    println!(
+    outln!("{}", pos.diagram());
+    outln!(
         "book: {} positions, moves scored at depth {}",
         book.len(),
         book.depth
     );
     match book.moves(&pos) {
-        None => println!("this position is not in the book"),
+        None => outln!("this position is not in the book"),
         Some(list) => {
             for (mv, score) in list {
                 let child = pos.play_unchecked(mv);
@@ -290,7 +290,7 @@ fn show(moves: &str, path: Option<&PathBuf>) -> Result<()> {
                     Move::Place(sq) => sq.to_string(),
                     Move::Pass => "pass".into(),
                 };
-                println!("{text:>5} {:+7.2}{deeper}", f64::from(score) / 64.0);
+                outln!("{text:>5} {:+7.2}{deeper}", f64::from(score) / 64.0);
             }
         }
     }

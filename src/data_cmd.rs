@@ -374,8 +374,8 @@ fn wthor(args: &WthorArgs) -> Result<()> {
     let md = markdown(&summary);
     fs::write(&md_path, &md).with_context(|| format!("writing {}", md_path.display()))?;
     if !args.quiet {
-        print!("{md}");
-        println!("\nwritten to {}", args.out.display());
+        out!("{md}");
+        outln!("\nwritten to {}", args.out.display());
     }
     Ok(())
 }

@@ -45,23 +45,24 @@ pub fn run(args: &DpArgs) -> Result<()> {
         tolerance: args.tolerance,
         ..ValueIterationConfig::default()
     };
-    println!("value iteration over othello4: reward +100 black win, -100 white win, 0 draw; discount {}, tolerance {}", config.discount, config.tolerance);
+    outln!("value iteration over othello4: reward +100 black win, -100 white win, 0 draw; discount {}, tolerance {}", config.discount, config.tolerance);
     // One line per sweep: 4x4 converges in about a dozen.
     let (table, report) =
         ValueTable::<Othello4, u128>::solve_with(Othello4::base3_key, &config, &mut |s| {
-            println!(
+            outln!(
                 "sweep {}: largest update {} ({} positions changed)",
                 s.number,
                 update_text(s.max_update),
                 s.changed_states
             );
         })?;
-    println!(
+    outln!(
         "reachable positions: {} ({} finished games), key = base-3 board + side to move",
-        report.states, report.terminal
+        report.states,
+        report.terminal
     );
-    println!("enumeration: {:.3} s", report.enumerate_time.as_secs_f64());
-    println!(
+    outln!("enumeration: {:.3} s", report.enumerate_time.as_secs_f64());
+    outln!(
         "sweeps: {} (last largest update {:.6}), {:.3} s",
         report.sweeps,
         report.last_delta,
@@ -72,7 +73,7 @@ pub fn run(args: &DpArgs) -> Result<()> {
         v if v < 0.0 => "white wins",
         _ => "draw",
     };
-    println!(
+    outln!(
         "value of the start (black's view): {:.2} ({verdict} with perfect play)",
         report.start_value
     );
@@ -80,14 +81,14 @@ pub fn run(args: &DpArgs) -> Result<()> {
         return Ok(());
     }
     let check = check_against_solver(&table);
-    println!(
+    outln!(
         "check against the exact solver: {} positions with a move, dp's move keeps the perfect-play result in {} ({} wrong), {:.3} s",
         check.checked,
         check.checked - check.wrong,
         check.wrong,
         check.time.as_secs_f64()
     );
-    println!(
+    outln!(
         "exact solver: start margin {:+} for black (empties to the winner)",
         check.start_margin
     );

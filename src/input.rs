@@ -87,8 +87,8 @@ pub fn check_distinct(outputs: &[(&str, &Path)]) -> Result<()> {
         for (b, path_b) in &outputs[i + 1..] {
             let same = path_a == path_b
                 || matches!(
-                    (fs::canonicalize(path_a), fs::canonicalize(path_b)),
-                    (Ok(x), Ok(y)) if x == y
+                    (resolved(path_a), resolved(path_b)),
+                    (Some(x), Some(y)) if x == y
                 );
             if same {
                 bail!(
@@ -99,6 +99,20 @@ pub fn check_distinct(outputs: &[(&str, &Path)]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `path` with every link and `..` resolved, also for a file not made yet (its folder
+/// resolved, its name kept); `None` when its folder does not exist either.
+fn resolved(path: &Path) -> Option<std::path::PathBuf> {
+    if let Ok(full) = fs::canonicalize(path) {
+        return Some(full);
+    }
+    let name = path.file_name()?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    fs::canonicalize(folder).ok().map(|f| f.join(name))
 }
 
 /// `path`'s bytes: a regular file of at most `limit` bytes.
@@ -207,6 +221,14 @@ mod tests {
             .to_string();
         assert!(err.contains("--csv and --json both name"), "{err}");
         check_distinct(&[("--csv", &a), ("--json", &dir.join("b.json"))]).unwrap();
+        // Spelled differently, not made yet: still one file.
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        for other in [dir.join("sub/../a.csv"), dir.join("./a.csv")] {
+            let err = check_distinct(&[("--csv", &a), ("--json", &other)])
+                .expect_err("one file under two spellings")
+                .to_string();
+            assert!(err.contains("both name"), "{err}");
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 }

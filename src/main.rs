@@ -6,6 +6,9 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+#[macro_use]
+mod output;
+
 mod arena_cmd;
 mod bench_cmd;
 mod book_cmd;
@@ -118,7 +121,7 @@ fn main() -> ExitCode {
         Some(Command::Gomocup(args)) => gomocup_cmd::run(&args),
         Some(Command::Book(args)) => book_cmd::run(&args),
         Some(Command::Agents { game }) => {
-            println!("{}", catalog::help(game));
+            outln!("{}", catalog::help(game));
             Ok(())
         }
         None => serve_cmd::run(&serve_cmd::ServeArgs::default()),

@@ -58,7 +58,7 @@ fn run_sized<const N: usize>(args: &PerftArgs) -> Result<()> {
         None => Othello::<N>::new(),
     };
     let threads = usize::from(args.threads);
-    println!(
+    outln!(
         "perft {} from {}; a pass is one ply, a finished game one leaf; the last ply is \
          bulk-counted (moves counted, not made); {threads} thread{}",
         args.game,
@@ -69,19 +69,22 @@ fn run_sized<const N: usize>(args: &PerftArgs) -> Result<()> {
         },
         if threads == 1 { "" } else { "s" },
     );
-    print!(
+    out!(
         "{:>5} {:>16} {:>10} {:>16}",
-        "depth", "leaves", "seconds", "leaves/s"
+        "depth",
+        "leaves",
+        "seconds",
+        "leaves/s"
     );
     if args.baseline {
-        print!(" {:>16} {:>9}", "portable/s", "speed-up");
+        out!(" {:>16} {:>9}", "portable/s", "speed-up");
     }
-    println!();
+    outln!();
     for depth in 1..=args.depth {
         let t = Instant::now();
         let leaves = perft_parallel(&pos, depth, threads);
         let secs = t.elapsed().as_secs_f64();
-        print!(
+        out!(
             "{depth:>5} {leaves:>16} {secs:>10.3} {:>16}",
             format_rate(leaves, secs)
         );
@@ -97,9 +100,9 @@ fn run_sized<const N: usize>(args: &PerftArgs) -> Result<()> {
             } else {
                 "-".into()
             };
-            print!(" {:>16} {ratio:>9}", format_rate(leaves, base));
+            out!(" {:>16} {ratio:>9}", format_rate(leaves, base));
         }
-        println!();
+        outln!();
     }
     Ok(())
 }

@@ -183,7 +183,7 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 args.memory_mb, config.workers
             );
         }
-        println!("stonelab is running: open http://{local}/ in your browser (Ctrl-C stops it)");
+        outln!("stonelab is running: open http://{local}/ in your browser (Ctrl-C stops it)");
         // Ctrl-C stops gracefully; open event streams or a long search get two seconds, and a
         // second Ctrl-C stops at once.
         let shutdown = async {

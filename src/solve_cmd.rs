@@ -141,9 +141,15 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
     }
     let mut solver = Solver::<N>::new(args.table_bits);
     let (mut nodes, mut time, mut wrong) = (0u64, Duration::ZERO, 0);
-    println!(
+    outln!(
         "{:<14} {:>4} {:>7} {:>6} {:>14} {:>9} {:>10}  line",
-        "position", "side", "empties", "score", "nodes", "seconds", "nodes/s"
+        "position",
+        "side",
+        "empties",
+        "score",
+        "nodes",
+        "seconds",
+        "nodes/s"
     );
     for job in &jobs {
         let s = if args.wld {
@@ -173,7 +179,7 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
             None => String::new(),
         };
         let line: Vec<String> = s.pv.iter().map(ToString::to_string).collect();
-        println!(
+        outln!(
             "{:<14} {:>4} {:>7} {:>6} {:>14} {:>9.3} {:>10}  {}{check}",
             job.label,
             job.pos.side_to_move().symbol(),
@@ -188,7 +194,7 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
         time += s.elapsed;
     }
     if jobs.len() > 1 {
-        println!(
+        outln!(
             "total: {} positions, {nodes} nodes, {:.3} s, {} nodes/s",
             jobs.len(),
             time.as_secs_f64(),

@@ -811,7 +811,7 @@ fn q_table(args: &TrainArgs) -> Result<()> {
         }],
         Some((0.0, 1.0)),
     )?;
-    println!(
+    outln!(
         "q-table on othello4: {episodes} episodes, {} positions learned; greedy move optimal in \
          {:.1}% of the positions where the choice matters (start {:.1}%); logs in {}",
         summary.states,
@@ -1182,7 +1182,7 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         return Ok(());
     };
     let competitive = run.algo == "dqn-competitive";
-    println!(
+    outln!(
         "{} on {}: {} episodes in {:.0} s; last evaluation: {}; model {}",
         run.algo,
         run.game,
@@ -1225,7 +1225,7 @@ pub fn execute<G: CliGame + CatalogGame>(
     let mut trainer = learn::build_trainer::<G>(run, from)?;
     let start = trainer.episode();
     if start >= run.episodes {
-        println!(
+        outln!(
             "{} already has {start} of {} episodes: nothing to do (raise --episodes to go on)",
             dir.root().display(),
             run.episodes

@@ -468,3 +468,92 @@ fn perft_refuses_an_impossible_position() {
     assert!(err.contains("impossible position"), "{err}");
     assert_eq!(err.matches("impossible position").count(), 1, "{err}");
 }
+
+/// Runs `stonelab args` with its standard output closed after it wrote `lines` lines (a
+/// reader that has gone, as in `stonelab ... | head -1`); returns its exit code and standard
+/// error.
+fn with_stdout_closed(args: &[&str], lines: usize) -> (Option<i32>, String) {
+    use std::io::BufRead;
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    // Closed before the command starts, when it is to write nothing.
+    let reader = (lines > 0).then_some(reader);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start stonelab");
+    if let Some(reader) = reader {
+        let mut reader = std::io::BufReader::new(reader);
+        for _ in 0..lines {
+            let mut line = String::new();
+            reader.read_line(&mut line).expect("a line");
+        }
+    }
+    let out = child.wait_with_output().expect("stonelab ends");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+#[test]
+fn a_closed_or_full_standard_output_ends_a_command_without_a_panic() {
+    for args in [
+        &["perft", "--game", "othello4", "--depth", "6"][..],
+        &["agents", "--game", "othello8"][..],
+        &["reproduce", "--list"][..],
+    ] {
+        let (code, err) = with_stdout_closed(args, 0);
+        assert_eq!(code, Some(141), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+    // A full disk is an error, said once.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args(["perft", "--game", "othello4", "--depth", "3"])
+        .stdout(Stdio::from(full))
+        .output()
+        .expect("stonelab runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: cannot write to standard output: No space left on device (os error 28)"
+    );
+    // The arena writes its files before it prints its results, so an output closed while it
+    // plays (after its first line) loses none of them.
+    let dir = common::run_dir("closed-stdout");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json = dir.join("r.json");
+    let csv = dir.join("g.csv");
+    let (json_arg, csv_arg) = (json.to_str().expect("utf-8"), csv.to_str().expect("utf-8"));
+    let (code, err) = with_stdout_closed(
+        &[
+            "arena",
+            "--agents",
+            "alphabeta:depth=3",
+            "greedy",
+            "--games",
+            "20",
+            "--quiet",
+            "--json",
+            json_arg,
+            "--csv",
+            csv_arg,
+        ],
+        1,
+    );
+    assert_eq!(code, Some(141), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the report")).expect("json");
+    assert_eq!(report["games"].as_array().map(Vec::len), Some(20));
+    assert_eq!(
+        std::fs::read_to_string(&csv).expect("csv").lines().count(),
+        21
+    );
+}

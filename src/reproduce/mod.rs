@@ -562,9 +562,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
 /// An unknown experiment, an existing report folder without `--force`, or a failed experiment.
 pub fn run(args: &ReproduceArgs) -> Result<()> {
     if args.list {
-        println!("experiments (stonelab reproduce NAME; --full for the authors' lengths):\n");
+        outln!("experiments (stonelab reproduce NAME; --full for the authors' lengths):\n");
         for e in EXPERIMENTS {
-            println!("  {:<26} {} — {} ({})", e.name, e.design, e.about, e.takes);
+            outln!("  {:<26} {} — {} ({})", e.name, e.design, e.about, e.takes);
         }
         return Ok(());
     }
@@ -647,7 +647,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     if let Some(set_aside) = set_aside {
         set_aside.discard()?;
     }
-    println!(
+    outln!(
         "{name}: report in {} ({:.0} s)",
         path.display(),
         started.elapsed().as_secs_f64()

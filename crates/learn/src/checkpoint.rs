@@ -372,7 +372,8 @@ pub fn check_card(
 }
 
 /// Loads the model file at `path` as an inference module: reads and checks the card (format,
-/// sha256, `algo`, `game`, `board_size`), lets `build` make the module the card describes, and
+/// sha256, `algo`, `game`, `board_size`), lets `build` make the module the card describes (it is given the weights file's length in
+/// bytes, to refuse a card that names more weights than the file holds), and
 /// loads the weights into it (tensor names renamed by `renames`, as in
 /// [`load_weights_renamed`]). Each model module wraps this in its own `load`.
 ///
@@ -385,11 +386,11 @@ pub fn load_module<M: Module>(
     game: &str,
     board_size: usize,
     renames: &[(&str, &str)],
-    build: impl FnOnce(&Card) -> Result<M, ModelError>,
+    build: impl FnOnce(&Card, usize) -> Result<M, ModelError>,
 ) -> Result<(M, Card), ModelError> {
     let (card, bytes) = read_model(path)?;
     check_card(&card, algo, game, board_size)?;
-    let mut module = build(&card)?;
+    let mut module = build(&card, bytes.len())?;
     load_weights_renamed(&mut module, bytes, renames)?;
     Ok((module.valid(), card))
 }

@@ -78,7 +78,7 @@ impl QMlpNet {
         game: &str,
         board_size: usize,
     ) -> Result<(QMlpNet, crate::checkpoint::Card), ModelError> {
-        crate::checkpoint::load_module(path, "q-mlp", game, board_size, &[], |_| {
+        crate::checkpoint::load_module(path, "q-mlp", game, board_size, &[], |_, _| {
             Ok(QMlpNet::new(board_size * board_size, 0, &Device::default()))
         })
     }

@@ -51,6 +51,75 @@ impl QNetArch {
     }
 }
 
+impl QNetArch {
+    /// The most weights a Q-network may have (256 MB as `f32`): a model card is outside input,
+    /// and the network it names is built before its weights are read.
+    pub const MAX_PARAMETERS: u64 = 64_000_000;
+
+    /// The network's weights, as its file stores them (convolutions, dense layers, and each
+    /// batch norm's scale, shift and running statistics), for `planes` input planes of an
+    /// `n`x`n` board.
+    #[must_use]
+    pub fn parameters(&self, planes: usize, n: usize) -> u64 {
+        let conv = |from: u64, to: u64, k: u64| from * to * k * k;
+        let norm = |c: u64| 4 * c;
+        let block = |from: u64, to: u64| {
+            let projection = if from == to {
+                0
+            } else {
+                conv(from, to, 1) + norm(to)
+            };
+            conv(from, to, 3) + norm(to) + conv(to, to, 3) + norm(to) + projection
+        };
+        let (planes, cells) = (planes as u64, (n * n) as u64);
+        match *self {
+            QNetArch::SeedResnet => {
+                conv(planes, 64, 7)
+                    + norm(64)
+                    + 3 * block(64, 64)
+                    + block(64, 128)
+                    + 3 * block(128, 128)
+                    + 128 * cells
+                    + cells
+            }
+            QNetArch::Resnet { blocks, channels } => {
+                let c = channels.max(1) as u64;
+                conv(planes, c, 3)
+                    + norm(c)
+                    + blocks as u64 * block(c, c)
+                    + conv(c, 2, 1)
+                    + norm(2)
+                    + 2 * cells * cells
+                    + cells
+            }
+        }
+    }
+
+    /// Checks the network's size for `planes` input planes of an `n`x`n` board: at most 64
+    /// residual blocks, 1 to 1024 channels, at most [`Self::MAX_PARAMETERS`] weights.
+    ///
+    /// # Errors
+    /// A message naming the size.
+    pub fn check(&self, planes: usize, n: usize) -> Result<(), String> {
+        if let QNetArch::Resnet { blocks, channels } = *self {
+            if blocks > 64 || channels == 0 || channels > 1024 {
+                return Err(format!(
+                    "resnet {blocks}x{channels}: 0 to 64 blocks of 1 to 1024 channels"
+                ));
+            }
+        }
+        let params = self.parameters(planes, n);
+        if params > Self::MAX_PARAMETERS {
+            return Err(format!(
+                "{} has {params} weights (at most {})",
+                self.label(),
+                Self::MAX_PARAMETERS
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl Default for QNetArch {
     fn default() -> Self {
         QNetArch::DEFAULT
@@ -283,30 +352,44 @@ impl QNet {
         game: &str,
         board_size: usize,
     ) -> Result<(QNet, Card), ModelError> {
-        crate::checkpoint::load_module(path, "dqn", game, board_size, &LEGACY_KEYS, |card| {
-            let bad = |why: String| ModelError::Card {
-                path: card_path(path),
-                why,
-            };
-            let arch: QNetArch = card
-                .arch
-                .clone()
-                .ok_or_else(|| bad("no arch".into()))
-                .and_then(|a| serde_json::from_value(a).map_err(|e| bad(format!("arch: {e}"))))?;
-            if let QNetArch::Resnet { blocks, channels } = arch {
-                if blocks > 64 || channels == 0 || channels > 1024 {
-                    return Err(bad(format!("implausible resnet {blocks}x{channels}")));
+        crate::checkpoint::load_module(
+            path,
+            "dqn",
+            game,
+            board_size,
+            &LEGACY_KEYS,
+            |card, weights_len| {
+                let bad = |why: String| ModelError::Card {
+                    path: card_path(path),
+                    why,
+                };
+                let arch: QNetArch = card
+                    .arch
+                    .clone()
+                    .ok_or_else(|| bad("no arch".into()))
+                    .and_then(|a| {
+                        serde_json::from_value(a).map_err(|e| bad(format!("arch: {e}")))
+                    })?;
+                let encoding = QNet::card_encoding(card).map_err(bad)?;
+                arch.check(encoding.planes(), board_size).map_err(bad)?;
+                // Every weight is stored (as f32, or f16 at the least): a card that names a larger
+                // network than its file holds is refused before the network is built.
+                let params = arch.parameters(encoding.planes(), board_size);
+                if params.saturating_mul(2) > weights_len as u64 {
+                    return Err(bad(format!(
+                    "{} has {params} weights, more than the {weights_len}-byte weights file holds",
+                    arch.label()
+                )));
                 }
-            }
-            let encoding = QNet::card_encoding(card).map_err(bad)?;
-            Ok(QNet::with_encoding(
-                arch,
-                encoding,
-                board_size,
-                0,
-                &Device::default(),
-            ))
-        })
+                Ok(QNet::with_encoding(
+                    arch,
+                    encoding,
+                    board_size,
+                    0,
+                    &Device::default(),
+                ))
+            },
+        )
     }
 
     /// Action values for a batch of board planes `[batch, PLANES, n, n]`: `[batch, n·n]`.

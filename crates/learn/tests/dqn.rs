@@ -315,6 +315,67 @@ fn both_networks_give_one_value_per_point_on_every_board() {
 }
 
 #[test]
+fn the_counted_weights_are_the_networks_own() {
+    use burn::module::Module;
+    let device = burn::tensor::Device::default();
+    let archs = [
+        QNetArch::SeedResnet,
+        QNetArch::DEFAULT,
+        QNetArch::Resnet {
+            blocks: 0,
+            channels: 5,
+        },
+        QNetArch::Resnet {
+            blocks: 2,
+            channels: 16,
+        },
+    ];
+    for arch in archs {
+        for n in [4usize, 6, 8, 9] {
+            let net = learn::QNet::new(arch, n, 1, &device);
+            assert_eq!(
+                arch.parameters(learn::PLANES, n),
+                net.num_params() as u64,
+                "{arch:?} on {n}x{n}"
+            );
+        }
+    }
+    let huge = QNetArch::Resnet {
+        blocks: 64,
+        channels: 1024,
+    };
+    let err = huge.check(learn::PLANES, 8).expect_err("1.2 G weights");
+    assert!(err.contains("at most 64000000"), "{err}");
+    assert!(QNetArch::DEFAULT.check(learn::PLANES, 19).is_ok());
+}
+
+#[test]
+fn a_card_naming_a_larger_network_than_its_file_is_refused_before_it_is_built() {
+    let dir = tmp("bigcard");
+    let config = small(2, Behaviour::Epsilon);
+    let learner = DqnLearner::<Othello6>::new(config.clone()).expect("config");
+    let path = dir.join("m.safetensors");
+    let bytes = weights_bytes(&learner.inference_net()).expect("bytes");
+    // 40 blocks of 256 channels (47 M weights) under the small network's weights: refused as a
+    // card (by its size), not as weights of the wrong shape after building it.
+    let big = QNetArch::Resnet {
+        blocks: 40,
+        channels: 256,
+    };
+    assert!(big.check(learn::PLANES, 6).is_ok());
+    write_model(&path, &bytes, card("othello6", 6, big)).expect("write");
+    match QNet::load(&path, "othello6", 6) {
+        Err(e @ ModelError::Card { .. }) => {
+            let text = e.to_string();
+            assert!(text.contains("resnet-40x256 has"), "{text}");
+            assert!(text.contains("byte weights file"), "{text}");
+        }
+        other => panic!("a card larger than its weights: {:?}", other.map(|_| ())),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn every_behaviour_plays_only_valid_moves() {
     // The environment refuses invalid actions with an error, so whole training rounds under
     // each behaviour prove their choices valid; greedy evaluation likewise.

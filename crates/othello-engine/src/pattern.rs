@@ -687,11 +687,26 @@ pub struct PatternWeights {
     pub weights: Vec<i16>,
 }
 
+/// The largest scale (weight units per disc): the search stores scores of up to ±64 discs in
+/// 16-bit table entries, so `64 · scale` must stay below 32,767.
+pub const MAX_SCALE: u16 = 511;
+
+/// Refuses a scale of 0 or above [`MAX_SCALE`].
+fn check_scale(scale: u16) -> Result<(), WeightsError> {
+    if scale == 0 || scale > MAX_SCALE {
+        return Err(WeightsError::Stages(format!(
+            "a scale of {scale} weight units per disc (1 to {MAX_SCALE}: the search keeps \
+             64-disc scores in 16 bits)"
+        )));
+    }
+    Ok(())
+}
+
 impl PatternWeights {
     /// All-zero weights with stages of `width` empties (1..=61).
     ///
     /// # Errors
-    /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale of 0.
+    /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale outside 1..=511.
     pub fn zeros(width: u8, scale: u16) -> Result<PatternWeights, WeightsError> {
         Self::zeros_for(Layout::Patterns, width, scale)
     }
@@ -699,18 +714,14 @@ impl PatternWeights {
     /// All-zero weights of `layout` with stages of `width` empties (1..=61).
     ///
     /// # Errors
-    /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale of 0.
+    /// [`WeightsError::Stages`] for a width outside 1..=61 or a scale outside 1..=511.
     pub fn zeros_for(
         layout: Layout,
         width: u8,
         scale: u16,
     ) -> Result<PatternWeights, WeightsError> {
         let stages = Self::stages_for(width)?;
-        if scale == 0 {
-            return Err(WeightsError::Stages(
-                "a scale of 0 weight units per disc".into(),
-            ));
-        }
+        check_scale(scale)?;
         Ok(PatternWeights {
             layout,
             width,
@@ -813,11 +824,7 @@ impl PatternWeights {
             )));
         }
         let scale = u16_at(14);
-        if scale == 0 {
-            return Err(WeightsError::Stages(
-                "a scale of 0 weight units per disc".into(),
-            ));
-        }
+        check_scale(scale)?;
         let len = u32::from_le_bytes([header[16], header[17], header[18], header[19]]) as usize;
         let payload = bytes
             .get(HEADER_LEN..HEADER_LEN.saturating_add(len))

@@ -236,6 +236,28 @@ fn weight_files_round_trip_and_bad_files_are_refused() {
         PatternWeights::from_bytes(&bad),
         Err(WeightsError::Stages(_))
     ));
+    // A scale whose 64-disc scores overflow the search's 16-bit table (checksum fixed).
+    for (scale, ok) in [
+        (0, false),
+        (1, true),
+        (511, true),
+        (512, false),
+        (1000, false),
+    ] {
+        let rescaled = PatternWeights {
+            scale,
+            ..weights.clone()
+        };
+        let read = PatternWeights::from_bytes(&rescaled.to_bytes());
+        assert_eq!(read.is_ok(), ok, "scale {scale}: {read:?}");
+        if let Err(e) = read {
+            assert!(matches!(e, WeightsError::Stages(_)), "scale {scale}: {e}");
+            assert!(
+                e.to_string().contains(&format!("a scale of {scale} ")),
+                "{e}"
+            );
+        }
+    }
     let mut bad = bytes.clone();
     let last = bad.len() - 1;
     bad[last] ^= 1;

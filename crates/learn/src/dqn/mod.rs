@@ -243,14 +243,9 @@ impl DqnConfig {
         ];
         match checks.iter().find(|(ok, _)| !ok) {
             Some((_, why)) => Err((*why).into()),
-            None => match self.arch {
-                QNetArch::Resnet { blocks, channels }
-                    if blocks > 64 || channels == 0 || channels > 1024 =>
-                {
-                    Err("resnet needs 0..=64 blocks and 1..=1024 channels".into())
-                }
-                _ => Ok(()),
-            },
+            // The board is not known here: the size check leaves out the board-sized dense
+            // layer (a few hundred thousand weights at most), which the model's load counts.
+            None => self.arch.check(self.encoding.planes(), 0),
         }
     }
 }

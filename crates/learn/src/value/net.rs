@@ -351,7 +351,7 @@ impl ValueModel {
         n: usize,
     ) -> Result<ValueModel, ModelError> {
         let mut found = None;
-        let (net, card) = crate::checkpoint::load_module(path, algo, game, n, &[], |card| {
+        let (net, card) = crate::checkpoint::load_module(path, algo, game, n, &[], |card, _| {
             let bad = |why: String| ModelError::Card {
                 path: card_path(path),
                 why,
