@@ -220,6 +220,22 @@ fn a_failed_forced_run_keeps_the_previous_report() {
         .collect();
     names.sort();
     assert_eq!(names, ["report.md", "table1.png"], "{err}");
+    // A failed run into a new folder leaves no folder behind.
+    let fresh = out.join("new-report");
+    let (ok, _, err) = stonelab(
+        &[
+            "reproduce",
+            "paper-table1",
+            "--cnn",
+            arg(&missing),
+            "--quiet",
+            "--out",
+            arg(&fresh),
+        ],
+        "",
+    );
+    assert!(!ok && err.contains("no CNN model"), "{err}");
+    assert!(!fresh.exists(), "{err}");
     assert_eq!(
         fs::read_to_string(out.join("report.md")).expect("read"),
         "an earlier report\n"

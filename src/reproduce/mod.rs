@@ -638,13 +638,20 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     let path = match written {
         Ok(path) => path,
         Err(e) => {
-            if let Some(set_aside) = set_aside {
-                set_aside.restore();
+            match set_aside {
+                Prepared::SetAside(set_aside) => set_aside.restore(),
+                Prepared::Empty { created } => {
+                    // The partial report goes, and a folder this run made with it.
+                    remove_report_entries(&ctx.out);
+                    if created {
+                        let _ = fs::remove_dir(&ctx.out);
+                    }
+                }
             }
             return Err(e);
         }
     };
-    if let Some(set_aside) = set_aside {
+    if let Prepared::SetAside(set_aside) = set_aside {
         set_aside.discard()?;
     }
     outln!(
@@ -693,14 +700,7 @@ impl SetAside {
     /// The experiment failed: its partial entries go and the previous report comes back.
     fn restore(self) {
         let previous = self.out.join(PREVIOUS);
-        for name in REPORT_ENTRIES.iter().filter(|n| **n != PREVIOUS) {
-            let path = self.out.join(name);
-            if path.is_dir() {
-                let _ = fs::remove_dir_all(&path);
-            } else if path.exists() {
-                let _ = fs::remove_file(&path);
-            }
-        }
+        remove_report_entries(&self.out);
         for name in &self.names {
             let _ = fs::rename(previous.join(name), self.out.join(name));
         }
@@ -708,16 +708,36 @@ impl SetAside {
     }
 }
 
+/// Removes a (partial) report's entries from `out`, all but [`PREVIOUS`].
+fn remove_report_entries(out: &Path) {
+    for name in REPORT_ENTRIES.iter().filter(|n| **n != PREVIOUS) {
+        let path = out.join(name);
+        if path.is_dir() {
+            let _ = fs::remove_dir_all(&path);
+        } else if path.exists() {
+            let _ = fs::remove_file(&path);
+        }
+    }
+}
+
+/// The report folder, ready for a run.
+enum Prepared {
+    /// Empty: made by this run (`created`) or found empty.
+    Empty { created: bool },
+    /// It held a report, set aside until the new one is written.
+    SetAside(SetAside),
+}
+
 /// Creates the report folder. One that exists and is not empty needs `force`, and may then
 /// hold only a report's own entries ([`REPORT_ENTRIES`]; anything else is refused by name, and
 /// nothing is touched): they are set aside until the new report is written.
-fn prepare_folder(out: &Path, force: bool) -> Result<Option<SetAside>> {
+fn prepare_folder(out: &Path, force: bool) -> Result<Prepared> {
     if out.exists() && !out.is_dir() {
         bail!("--out {}: not a folder", out.display());
     }
     if !out.exists() {
         fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-        return Ok(None);
+        return Ok(Prepared::Empty { created: true });
     }
     let mut names = Vec::new();
     for entry in fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
@@ -725,7 +745,7 @@ fn prepare_folder(out: &Path, force: bool) -> Result<Option<SetAside>> {
         names.push(entry.file_name().to_string_lossy().into_owned());
     }
     if names.is_empty() {
-        return Ok(None);
+        return Ok(Prepared::Empty { created: false });
     }
     if !force {
         bail!(
@@ -753,7 +773,7 @@ fn prepare_folder(out: &Path, force: bool) -> Result<Option<SetAside>> {
         fs::rename(out.join(name), previous.join(name))
             .with_context(|| format!("setting {} aside", out.join(name).display()))?;
     }
-    Ok(Some(SetAside {
+    Ok(Prepared::SetAside(SetAside {
         out: out.to_path_buf(),
         names,
     }))

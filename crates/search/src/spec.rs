@@ -108,13 +108,14 @@ impl FromStr for Spec {
 /// Splits `a=1,cmd=prog x y,b=2` at commas that start a new `key=`; a comma inside a value
 /// (such as a command line) stays when the text after it has no `=` before the next comma.
 fn split_params(rest: &str) -> Vec<String> {
-    // Commas inside '...' or "..." never split.
+    // Commas inside '...' or "..." never split; a quote with no partner after it (an
+    // apostrophe in a file name) is an ordinary character.
     let mut pieces = Vec::new();
     let (mut current, mut quote) = (String::new(), None);
-    for c in rest.chars() {
+    for (i, c) in rest.char_indices() {
         match (c, quote) {
             (',', None) => pieces.push(std::mem::take(&mut current)),
-            ('\'' | '"', None) => {
+            ('\'' | '"', None) if rest[i + 1..].contains(c) => {
                 quote = Some(c);
                 current.push(c);
             }
@@ -297,6 +298,14 @@ mod tests {
         let quoted: Spec = "nboard-engine:cmd='x --a=1,--b=2',depth=3".parse().unwrap();
         assert_eq!(quoted.text("cmd"), Some("'x --a=1,--b=2'"));
         assert_eq!(quoted.text("depth"), Some("3"));
+        // An apostrophe with no partner is part of its value.
+        let path: Spec = "dqn:model=it's/m.safetensors,depth=1".parse().unwrap();
+        assert_eq!(path.text("model"), Some("it's/m.safetensors"));
+        assert_eq!(path.text("depth"), Some("1"));
+        let path: Spec = "dqn:model=a\"b,depth=1,cmd='x,y'".parse().unwrap();
+        assert_eq!(path.text("model"), Some("a\"b"));
+        assert_eq!(path.text("depth"), Some("1"));
+        assert_eq!(path.text("cmd"), Some("'x,y'"));
     }
 
     #[test]
