@@ -236,20 +236,124 @@ pub fn load_weights_renamed<M: Module>(
     bytes: Vec<u8>,
     renames: &[(&str, &str)],
 ) -> Result<(), ModelError> {
-    let mut store = SafetensorsStore::from_bytes(Some(bytes));
+    check_finite(&bytes)?;
+    // The store reports every problem back instead of failing on the first with its own
+    // (debug-formatted) text; the module is refused below all the same.
+    let mut store = SafetensorsStore::from_bytes(Some(bytes))
+        .validate(false)
+        .allow_partial(true);
     for (from, to) in renames {
         store = store.with_key_remapping(from, *to);
     }
     let result = module
         .load_from(&mut store)
         .map_err(|e| ModelError::Weights(e.to_string()))?;
-    if !result.errors.is_empty() || !result.missing.is_empty() {
-        let mut why: Vec<String> = result.errors.iter().map(|e| format!("{e:?}")).collect();
-        why.extend(result.missing.iter().map(|(p, _)| format!("missing {p}")));
-        why.truncate(4);
-        return Err(ModelError::Weights(why.join("; ")));
+    let mut why: Vec<String> = result.errors.iter().map(apply_error).collect();
+    why.extend(
+        result
+            .missing
+            .iter()
+            .map(|(p, _)| format!("{p} is missing")),
+    );
+    if why.is_empty() {
+        return Ok(());
+    }
+    const SHOWN: usize = 4;
+    let more = why.len().saturating_sub(SHOWN);
+    why.truncate(SHOWN);
+    let mut text = why.join("; ");
+    if more > 0 {
+        text.push_str(&format!("; {more} more"));
+    }
+    Err(ModelError::Weights(format!(
+        "not the network the card describes: {text}"
+    )))
+}
+
+/// Refuses a safetensors file whose floating-point tensors hold a NaN or an infinity (a
+/// diverged training run's weights would otherwise play silently at random).
+///
+/// # Errors
+/// [`ModelError::Weights`] naming the first such tensor, or a malformed file.
+pub fn check_finite(bytes: &[u8]) -> Result<(), ModelError> {
+    let bad = |why: String| ModelError::Weights(why);
+    let len = bytes
+        .get(..8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(u64::from_le_bytes)
+        .and_then(|l| usize::try_from(l).ok())
+        .ok_or_else(|| bad("not a safetensors file: shorter than its header size".into()))?;
+    let start = 8usize
+        .checked_add(len)
+        .filter(|&end| end <= bytes.len())
+        .ok_or_else(|| bad("not a safetensors file: header past the end".into()))?;
+    let header: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&bytes[8..start])
+            .map_err(|e| bad(format!("not a safetensors file: header: {e}")))?;
+    let data = &bytes[start..];
+    let mut names: Vec<&String> = header.keys().filter(|k| *k != "__metadata__").collect();
+    names.sort();
+    for name in names {
+        let entry = &header[name];
+        let offsets = entry["data_offsets"]
+            .as_array()
+            .and_then(|o| Some((o.first()?.as_u64()?, o.get(1)?.as_u64()?)))
+            .and_then(|(a, b)| Some((usize::try_from(a).ok()?, usize::try_from(b).ok()?)))
+            .ok_or_else(|| {
+                bad(format!(
+                    "not a safetensors file: {name} has no data offsets"
+                ))
+            })?;
+        let values = data
+            .get(offsets.0..offsets.1)
+            .ok_or_else(|| bad(format!("not a safetensors file: {name} lies past the end")))?;
+        let finite = match entry["dtype"].as_str() {
+            Some("F32") => values
+                .chunks_exact(4)
+                .all(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]).is_finite()),
+            Some("F64") => values.chunks_exact(8).all(|c| {
+                f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]).is_finite()
+            }),
+            // Half precision: all exponent bits set is an infinity or a NaN.
+            Some("F16") => values
+                .chunks_exact(2)
+                .all(|c| u16::from_le_bytes([c[0], c[1]]) & 0x7c00 != 0x7c00),
+            Some("BF16") => values
+                .chunks_exact(2)
+                .all(|c| u16::from_le_bytes([c[0], c[1]]) & 0x7f80 != 0x7f80),
+            _ => true,
+        };
+        if !finite {
+            return Err(bad(format!(
+                "{name} holds a NaN or an infinite value (a diverged training run?)"
+            )));
+        }
     }
     Ok(())
+}
+
+/// One tensor that did not load, in words.
+fn apply_error(e: &burn::store::ApplyError) -> String {
+    use burn::store::ApplyError;
+    match e {
+        ApplyError::ShapeMismatch {
+            path,
+            expected,
+            found,
+        } => format!(
+            "{path} has shape {:?} in the file, {:?} in the network",
+            found.as_slice(),
+            expected.as_slice()
+        ),
+        ApplyError::DTypeMismatch {
+            path,
+            expected,
+            found,
+        } => format!("{path} holds {found:?} values, the network {expected:?}"),
+        ApplyError::AdapterError { path, message } | ApplyError::LoadError { path, message } => {
+            format!("{path}: {message}")
+        }
+    }
 }
 
 /// Writes `weights` and its card (the card's `weights`, `sha256` and `bytes` are filled in),

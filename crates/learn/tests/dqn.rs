@@ -257,10 +257,37 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
         card("othello6", 6, config.arch),
     )
     .expect("write");
-    assert!(matches!(
-        QNet::load(&path, "othello6", 6),
-        Err(ModelError::Weights(_))
-    ));
+    match QNet::load(&path, "othello6", 6) {
+        Err(e @ ModelError::Weights(_)) => {
+            let text = e.to_string();
+            // Named in words, a few at most, with no debug dump of the library's types.
+            assert!(
+                text.starts_with("weights: not the network the card describes: "),
+                "{text}"
+            );
+            assert!(text.contains("in the file,"), "{text}");
+            assert!(
+                !text.contains("Shape {") && !text.contains("Mismatch"),
+                "{text}"
+            );
+            assert!(text.len() < 600, "{text}");
+        }
+        other => panic!("weights of another shape: {:?}", other.map(|_| ())),
+    }
+    // Weights with a NaN (a diverged run) are refused, not played.
+    let mut poisoned = bytes.clone();
+    let header = u64::from_le_bytes(poisoned[..8].try_into().expect("8 bytes")) as usize;
+    poisoned[8 + header..12 + header].copy_from_slice(&f32::NAN.to_le_bytes());
+    write_model(&path, &poisoned, card("othello6", 6, config.arch)).expect("write");
+    match QNet::load(&path, "othello6", 6) {
+        Err(e @ ModelError::Weights(_)) => {
+            assert!(
+                e.to_string().contains("holds a NaN or an infinite value"),
+                "{e}"
+            );
+        }
+        other => panic!("NaN weights: {:?}", other.map(|_| ())),
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
