@@ -44,6 +44,49 @@ pub(crate) struct EngineProcess {
     quit: &'static str,
 }
 
+/// Checks that `program` can be started: a path (with a `/`) to an executable file, or a
+/// name found as one on `PATH`. A spec naming a missing engine is refused when it is read,
+/// instead of forfeiting every game of a match.
+///
+/// # Errors
+/// A message naming the program and what is wrong.
+pub(crate) fn check_program(program: &str) -> Result<(), String> {
+    fn executable(path: &std::path::Path) -> bool {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return false;
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            meta.is_file() && meta.permissions().mode() & 0o111 != 0
+        }
+        #[cfg(not(unix))]
+        {
+            meta.is_file()
+        }
+    }
+    if program.contains('/') {
+        let path = std::path::Path::new(program);
+        return if executable(path) {
+            Ok(())
+        } else if path.exists() {
+            Err(format!("{program} is not an executable file"))
+        } else {
+            Err(format!("no program at {program}"))
+        };
+    }
+    let found = std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| executable(&dir.join(program)))
+    });
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "no program {program:?} on PATH (give its full path)"
+        ))
+    }
+}
+
 impl EngineProcess {
     /// Starts `argv[0]` with the other elements as arguments.
     pub(crate) fn spawn(argv: &[String]) -> Result<Self, String> {

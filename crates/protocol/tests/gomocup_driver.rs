@@ -288,16 +288,31 @@ done"#,
 }
 
 #[test]
-fn specs_name_the_agent_and_a_missing_program_fails_at_the_first_move() {
-    let spec: search::Spec = "gomocup-engine:cmd=/nonexistent/pbrain-x,turn_ms=100"
-        .parse()
-        .unwrap();
+fn specs_name_the_agent_and_a_missing_program_is_refused() {
+    let spec: search::Spec = "gomocup-engine:cmd=sh -c true,turn_ms=100".parse().unwrap();
     let agent = GomocupEngineAgent::<Freestyle15>::from_spec(&spec).unwrap();
-    assert_eq!(
-        agent.name(),
-        "gomocup-engine:cmd=/nonexistent/pbrain-x,turn_ms=100"
-    );
+    assert_eq!(agent.name(), "gomocup-engine:cmd=sh -c true,turn_ms=100");
     assert_eq!(agent.config().turn, Duration::from_millis(100));
-    let (why, _) = failure(agent.config().clone());
+    // A spec naming no program is refused when read, not at every game's first move.
+    for (cmd, why) in [
+        (
+            "/nonexistent/pbrain-x",
+            "no program at /nonexistent/pbrain-x",
+        ),
+        ("/etc/passwd", "/etc/passwd is not an executable file"),
+        (
+            "no-such-brain-on-path",
+            "no program \"no-such-brain-on-path\" on PATH",
+        ),
+    ] {
+        let spec: search::Spec = format!("gomocup-engine:cmd={cmd}").parse().unwrap();
+        let err = GomocupEngineAgent::<Freestyle15>::from_spec(&spec)
+            .err()
+            .expect("a missing program");
+        assert!(err.to_string().contains(why), "{err}");
+    }
+    // A program that vanishes after the spec is read fails at the first move.
+    let config = GomocupEngineConfig::new(vec!["/nonexistent/pbrain-x".into()]);
+    let (why, _) = failure(config);
     assert!(why.contains("cannot start engine"), "{why}");
 }
