@@ -188,8 +188,7 @@ fn scripted_session() {
             "ERROR bad coordinates \"\": expected x,y".into(),
             "ERROR bad coordinates \"-1,3\": expected x,y".into(),
             "UNKNOWN command \"flip\"".into(),
-            "UNKNOWN command \"SWAP2BOARD\"".into(),
-            "ERROR DONE without BOARD".into(),
+            "UNKNOWN SWAP2BOARD is not supported".into(),
             "ERROR 7,7 is not the last move (1,14 is)".into(),
             "OK".into(),
             "ERROR 1,14 is not the last move (7,7 is)".into(),
@@ -203,10 +202,10 @@ fn scripted_session() {
             "ERROR bad board size \"abc\": expected a number".into(),
             "ERROR rectangular boards are not supported".into(),
             "ERROR bad board size \"15\": expected width,height".into(),
-            "ERROR INFO timeout_turn: expected milliseconds, got \"soon\"".into(),
-            "ERROR INFO max_memory: expected bytes, got \"-5\"".into(),
-            "ERROR INFO game_type: expected a game type (0 to 3), got \"x\"".into(),
-            "ERROR INFO needs a key and a value".into(),
+            "MESSAGE INFO timeout_turn: expected milliseconds, got \"soon\"".into(),
+            "MESSAGE INFO max_memory: expected bytes, got \"-5\"".into(),
+            "MESSAGE INFO game_type: expected a game type (0 to 3), got \"x\"".into(),
+            "MESSAGE INFO needs a key and a value".into(),
             "ERROR no game: send START first".into(),
             "ERROR no game: send START first".into(),
             "ERROR no game: send START first".into(),
@@ -331,29 +330,38 @@ fn board_positions() {
 }
 
 #[test]
-fn continuous_game_markers_are_kept_off_the_board() {
+fn continuous_games_and_swap2_are_refused_in_one_answer() {
     let log = Arc::new(Mutex::new(Log::default()));
-    let mut engine = GomocupEngine::new(factory(&log, Style::FirstPoint, &[]));
-    // 0,14 (a1) is marked 3: the brain, which always answers a1, is overruled.
+    let mut engine = GomocupEngine::new(factory(&log, Style::FirstLegal, &[]));
     let out = run(
         &mut engine,
-        &["START 15", "BOARD", "0,14,3", "7,7,2", "DONE", "TURN 0,14"],
+        &[
+            "START 15",
+            // Field 3 belongs to continuous games: the whole BOARD is refused at DONE.
+            "BOARD",
+            "0,14,3",
+            "7,7,2",
+            "DONE",
+            // An opening protocol it does not play: one answer, its lines passed over.
+            "SWAP2BOARD",
+            "7,7",
+            "8,7",
+            "9,9",
+            "DONE",
+            "BEGIN",
+        ],
     );
-    // The fallback is the legal point nearest the centre, first by index: next to 7,7.
     assert_eq!(
         out,
         [
             "OK",
-            "MESSAGE line one forged line",
-            "MESSAGE the brain chose 0,14, which is not a legal move; playing 7,8 instead",
-            "7,8",
-            "ERROR 0,14 is occupied",
+            "ERROR BOARD line 1: \"0,14,3\": field 3 marks a continuous game, which this engine \
+             does not play",
+            "UNKNOWN SWAP2BOARD is not supported",
+            "0,14",
         ]
     );
-    assert_eq!(engine.blocked(), [pt(0, 14, 15)]);
-    let board = engine.board().unwrap();
-    assert_eq!(board.stone(pt(0, 14, 15)), None);
-    assert_eq!(board.stone_count(), 2);
+    assert_eq!(engine.board().unwrap().stone_count(), 1);
 }
 
 #[test]
@@ -500,9 +508,14 @@ fn rule_changes() {
         &[
             "START 15",
             "INFO rule 5", // renju (with exactly five): no change
-            "INFO rule 0", // freestyle: refused, the rule stays
-            "INFO rule 9", // caro: not supported, standard instead
-            "INFO rule 2", // continuous freestyle: refused
+            "INFO rule 0", // freestyle: no brain for it
+            "BEGIN",       // so no move is played under another rule
+            "INFO rule 9", // caro: not supported
+            "INFO rule 2", // continuous freestyle: not supported
+            "BOARD",       // refused, with its lines
+            "7,7,2",
+            "DONE",
+            "INFO rule 1", // exactly five: playable again
             "BEGIN",
             "INFO rule 4", // the game has stones: from the next game on
             "RESTART",
@@ -513,13 +526,15 @@ fn rule_changes() {
         out,
         [
             "OK",
+            "MESSAGE cannot play 15x15 freestyle: no brain for 15x15 freestyle",
             "ERROR cannot play 15x15 freestyle: no brain for 15x15 freestyle",
-            "MESSAGE caro is not supported: playing exactly five (standard) instead",
-            "ERROR cannot play 15x15 freestyle: no brain for 15x15 freestyle",
+            "MESSAGE rule 9: caro (bit 8) is not supported by this engine",
+            "MESSAGE rule 2: continuous games (bit 2) are not supported by this engine",
+            "ERROR rule 2: continuous games (bit 2) are not supported by this engine",
             "0,14",
             "MESSAGE the rule renju applies from the next START or RESTART",
             "OK",
-            "ERROR INFO rule: expected a rule bit mask, got \"x\"",
+            "MESSAGE INFO rule: expected a rule bit mask, got \"x\"",
         ]
     );
     assert_eq!(engine.rule(), Rule::Renju);
@@ -531,7 +546,6 @@ fn rule_changes() {
             (15, Rule::Renju),
             (15, Rule::Freestyle),
             (15, Rule::Standard),
-            (15, Rule::Freestyle),
             (15, Rule::Renju),
         ]
     );
@@ -794,7 +808,7 @@ fn refusals_name_the_playable_boards_and_unknown_rule_bits() {
     let log = Arc::new(Mutex::new(Log::default()));
     let mut engine = GomocupEngine::new(factory(&log, Style::FirstLegal, &[(15, Rule::Standard)]))
         .with_sizes("15x15 boards");
-    let out = run(&mut engine, &["START 0", "INFO rule 99", "START 15"]);
+    let out = run(&mut engine, &["START 0", "INFO rule 97", "START 15"]);
     assert_eq!(
         out,
         [

@@ -78,9 +78,6 @@ struct Session {
     board: Board,
     /// Every stone in the order played (or given by `BOARD`), with its colour.
     moves: Vec<(Point, Color)>,
-    /// Points `BOARD` marked `3` (a winning line or a forbidden point in a continuous game):
-    /// neither side's stone, but nobody may play there.
-    blocked: Vec<Point>,
 }
 
 impl Session {
@@ -114,7 +111,7 @@ struct BoardInput {
 /// | `BOARD`, lines `x,y,who`, `DONE` | a whole position, then the engine's move `x,y` |
 /// | `PLAY x,y` | the manager plays the engine's move for it: the move is echoed, `x,y` |
 /// | `TAKEBACK x,y` | the last move, which must be `x,y`, is taken back: `OK` |
-/// | `INFO key value` | no answer (an `ERROR` for a malformed value) |
+/// | `INFO key value` | no answer (a `MESSAGE` for a malformed value or a rule it cannot play) |
 /// | `ABOUT` | `name="stonelab", version="…", author="stonelab", country="unknown"` |
 /// | `END` | the session ends |
 ///
@@ -130,20 +127,24 @@ struct BoardInput {
 /// the opponent has one stone more; anything else is an error. The position is rebuilt by
 /// replaying the stones when they alternate black, white, … and every move is legal, else by
 /// placing them directly (the manager is the referee: renju fouls are accepted here). `who = 3`
-/// marks, in a continuous game (rule bit 2), a stone of a finished winning line or a forbidden
-/// point: such points are kept out of the board the brain sees (so the game goes on) and are
-/// never played or accepted as moves. Any bad line inside `BOARD` is reported once at `DONE`
-/// with no move, and the board stays as it was.
+/// belongs to continuous games (rule bit 2), which are not played: refused. Any bad line
+/// inside `BOARD` is reported once at `DONE` with no move, and the board stays as it was.
+/// `SWAP2BOARD` (an opening protocol this engine does not play) is answered with one
+/// `UNKNOWN` line, and its lines up to `DONE` are passed over.
 ///
 /// `INFO` keys: `timeout_turn`, `timeout_match`, `time_left` (milliseconds), `max_memory`
 /// (bytes, 0 = no limit), `game_type`, `rule`, `folder` are kept; `evaluate` and unknown keys
-/// are ignored. `max_memory` is kept for the caller ([`GomocupEngine::max_memory`]) but does
+/// are ignored. The manager reads no answer to `INFO`, so a bad value is reported in a
+/// `MESSAGE` line and changes nothing. `max_memory` is kept for the caller ([`GomocupEngine::max_memory`]) but does
 /// not size the brain: stonelab's brains have fixed tables (the whole `stonelab gomocup`
-/// process stays at a few tens of MB). `rule` is a bit mask: 4 = renju, else 1 = exactly five (standard), else
-/// freestyle; 2 (continuous game) is ignored; 8 (caro) is not supported and falls back to
-/// standard with a `MESSAGE` saying so. A rule change applies at once while the game has no
-/// stones (the factory is asked again; if it refuses, `ERROR` and the rule stays), else from
-/// the next `START`/`RESTART`.
+/// process stays at a few tens of MB). `rule` is a bit mask: 4 = renju, else 1 = exactly five
+/// (standard), else freestyle. A rule the engine cannot play — 2 (continuous game), 8 (caro),
+/// or one the factory makes no brain for on this board — is said in a `MESSAGE`, and from then
+/// every command that starts a game or asks for a move (`START`, `RESTART`, `BEGIN`, `TURN`,
+/// `BOARD`, `PLAY`) is answered `ERROR` with the reason, until an `INFO rule` it can play: it
+/// never plays a game under another rule than the manager's. A rule change applies at once
+/// while the game has no stones (the factory is asked again), else from the next
+/// `START`/`RESTART`.
 ///
 /// Time: the brain gets [`GomocupTime::budget`] minus the time spent since the command arrived
 /// (see there for the formula; [`DEFAULT_TURN_TIME`] per move until `INFO timeout_turn`).
@@ -187,6 +188,10 @@ pub struct GomocupEngine {
     game_type: Option<u32>,
     folder: Option<String>,
     board_input: Option<BoardInput>,
+    /// Why the rule the manager asked for cannot be played (see the type's docs).
+    rule_problem: Option<String>,
+    /// Inside a `SWAP2BOARD` block, passed over up to its `DONE`.
+    skipping: bool,
 }
 
 /// One line to the manager, flushed at once. Line breaks inside `line` become spaces, so no
@@ -208,19 +213,22 @@ fn parse_point(text: &str, size: usize) -> Result<Point, String> {
     xy_to_point(x, y, size).ok_or_else(|| format!("{x},{y} is off the {size}x{size} board"))
 }
 
-/// The rule a Gomocup `rule` bit mask asks for, and a note when it is not supported as given.
-fn rule_from_bits(bits: u64) -> (Rule, Option<&'static str>) {
-    if bits & 4 != 0 {
-        (Rule::Renju, None)
+/// The rule a Gomocup `rule` bit mask asks for, or why it cannot be played.
+fn rule_from_bits(bits: u64) -> Result<Rule, String> {
+    if bits & 2 != 0 {
+        Err(format!(
+            "rule {bits}: continuous games (bit 2) are not supported by this engine"
+        ))
     } else if bits & 8 != 0 {
-        (
-            Rule::Standard,
-            Some("caro is not supported: playing exactly five (standard) instead"),
-        )
+        Err(format!(
+            "rule {bits}: caro (bit 8) is not supported by this engine"
+        ))
+    } else if bits & 4 != 0 {
+        Ok(Rule::Renju)
     } else if bits & 1 != 0 {
-        (Rule::Standard, None)
+        Ok(Rule::Standard)
     } else {
-        (Rule::Freestyle, None)
+        Ok(Rule::Freestyle)
     }
 }
 
@@ -280,6 +288,8 @@ impl GomocupEngine {
             game_type: None,
             folder: None,
             board_input: None,
+            rule_problem: None,
+            skipping: false,
         }
     }
 
@@ -330,12 +340,6 @@ impl GomocupEngine {
     #[must_use]
     pub fn history(&self) -> Vec<Point> {
         self.game.as_ref().map(Session::history).unwrap_or_default()
-    }
-
-    /// The points marked `3` by the last `BOARD` (continuous games), which nobody may play.
-    #[must_use]
-    pub fn blocked(&self) -> &[Point] {
-        self.game.as_ref().map_or(&[], |s| s.blocked.as_slice())
     }
 
     /// The rule for new games (the current game's is [`Board::rule`]).
@@ -404,6 +408,14 @@ impl GomocupEngine {
         if self.board_input.is_some() {
             return self.board_line(text, out, received);
         }
+        if self.skipping {
+            match text.to_ascii_uppercase().as_str() {
+                "DONE" => self.skipping = false,
+                "END" => return Ok(Flow::Quit),
+                _ => {}
+            }
+            return Ok(Flow::Continue);
+        }
         if text.is_empty() {
             return Ok(Flow::Continue);
         }
@@ -411,7 +423,22 @@ impl GomocupEngine {
             Some((word, rest)) => (word, rest.trim()),
             None => (text, ""),
         };
-        let result = match word.to_ascii_uppercase().as_str() {
+        let command = word.to_ascii_uppercase();
+        // A rule the engine cannot play refuses every command that would play it.
+        if let Some(why) = &self.rule_problem {
+            if matches!(
+                command.as_str(),
+                "START" | "RECTSTART" | "RESTART" | "BEGIN" | "TURN" | "BOARD" | "PLAY"
+            ) {
+                if command == "BOARD" {
+                    // Its lines up to DONE belong to it.
+                    self.skipping = true;
+                }
+                send(out, &format!("ERROR {why}"))?;
+                return Ok(Flow::Continue);
+            }
+        }
+        let result = match command.as_str() {
             "START" => self.start(rest, out),
             "RECTSTART" => match parse_numbers::<2>(rest) {
                 Some([w, h]) if w == h => self.start(&w.to_string(), out),
@@ -430,7 +457,17 @@ impl GomocupEngine {
             }
             "DONE" => Err("DONE without BOARD".into()),
             "TAKEBACK" => self.takeback(rest, out),
-            "INFO" => self.info(rest, out),
+            "INFO" => match self.info(rest, out) {
+                // No answer is read: a problem is said, not answered.
+                Err(Problem::Refused(why)) => {
+                    send(out, &format!("MESSAGE {why}")).map_err(Problem::Io)
+                }
+                other => other,
+            },
+            "SWAP2BOARD" => {
+                self.skipping = true;
+                send(out, "UNKNOWN SWAP2BOARD is not supported").map_err(Problem::Io)
+            }
             "ABOUT" => send(
                 out,
                 &format!(
@@ -464,7 +501,6 @@ impl GomocupEngine {
             brain,
             board,
             moves: Vec::new(),
-            blocked: Vec::new(),
         })
     }
 
@@ -519,7 +555,7 @@ impl GomocupEngine {
 
     fn begin(&mut self, out: &mut dyn Write, received: Instant) -> Result<(), Problem> {
         let session = self.session()?;
-        if !session.moves.is_empty() || !session.blocked.is_empty() {
+        if !session.moves.is_empty() {
             return Err("BEGIN needs an empty board (send RESTART or BOARD)".into());
         }
         self.answer_move(out, received)
@@ -530,9 +566,6 @@ impl GomocupEngine {
         let size = session.board.size();
         let p = parse_point(text, size)?;
         let at = format_point(p, size);
-        if session.blocked.contains(&p) {
-            return Err(format!("{at} is occupied").into());
-        }
         match session.board.check(p) {
             Ok(()) => Ok(p),
             Err(IllegalReason::GameOver) => Err(game_over_text(&session.board).into()),
@@ -641,11 +674,13 @@ impl GomocupEngine {
                     )
                     .map_err(Problem::Io)?;
                 }
-                let (rule, note) = rule_from_bits(bits);
-                if let Some(note) = note {
-                    send(out, &format!("MESSAGE {note}")).map_err(Problem::Io)?;
+                match rule_from_bits(bits).and_then(|rule| self.set_rule(rule, out)) {
+                    Ok(()) => self.rule_problem = None,
+                    Err(why) => {
+                        send(out, &format!("MESSAGE {why}")).map_err(Problem::Io)?;
+                        self.rule_problem = Some(why);
+                    }
                 }
-                self.set_rule(rule, out)?;
             }
             "folder" => self.folder = Some(value.to_string()),
             // `evaluate x,y` (the mouse position in a GUI) and unknown keys need nothing.
@@ -654,7 +689,9 @@ impl GomocupEngine {
         Ok(())
     }
 
-    fn set_rule(&mut self, rule: Rule, out: &mut dyn Write) -> Result<(), Problem> {
+    /// Makes `rule` the rule of new games, and of the game in progress while it has no stones;
+    /// the reason when no brain plays it on this board.
+    fn set_rule(&mut self, rule: Rule, out: &mut dyn Write) -> Result<(), String> {
         let Some(session) = &self.game else {
             self.rule = rule;
             return Ok(());
@@ -663,7 +700,7 @@ impl GomocupEngine {
             self.rule = rule;
             return Ok(());
         }
-        if session.moves.is_empty() && session.blocked.is_empty() {
+        if session.moves.is_empty() {
             let size = session.board.size();
             let fresh = self
                 .new_session(size, rule)
@@ -673,11 +710,12 @@ impl GomocupEngine {
             return Ok(());
         }
         self.rule = rule;
-        send(
+        // A failed write shows again at the next answer.
+        let _ = send(
             out,
             &format!("MESSAGE the rule {rule} applies from the next START or RESTART"),
-        )
-        .map_err(Problem::Io)
+        );
+        Ok(())
     }
 
     /// A line between `BOARD` and `DONE`.
@@ -720,10 +758,18 @@ impl GomocupEngine {
             return Ok(Flow::Continue);
         }
         match parse_numbers::<3>(text) {
-            Some([x, y, who @ 1..=3]) => input.stones.push((x, y, who)),
+            Some([x, y, who @ 1..=2]) => input.stones.push((x, y, who)),
+            Some([_, _, 3]) => {
+                input.error.get_or_insert(format!(
+                    "BOARD line {}: \"{}\": field 3 marks a continuous game, which this engine \
+                     does not play",
+                    input.lines,
+                    quote(text)
+                ));
+            }
             Some([_, _, who]) => {
                 input.error.get_or_insert(format!(
-                    "BOARD line {}: \"{}\": the field must be 1 (own), 2 (opponent) or 3, not {who}",
+                    "BOARD line {}: \"{}\": the field must be 1 (own) or 2 (opponent), not {who}",
                     input.lines,
                     quote(text)
                 ));
@@ -774,13 +820,7 @@ impl GomocupEngine {
         };
         let moves: Vec<(Point, Color)> = points
             .iter()
-            .filter(|&&(_, who)| who != 3)
             .map(|&(p, who)| (p, if who == 1 { engine } else { engine.opponent() }))
-            .collect();
-        let blocked: Vec<Point> = points
-            .iter()
-            .filter(|&&(_, who)| who == 3)
-            .map(|&(p, _)| p)
             .collect();
         let board = build_board(size, session.board.rule(), &moves, engine)
             .map_err(|why| format!("BOARD: {why}"))?;
@@ -790,7 +830,6 @@ impl GomocupEngine {
         }
         session.board = board;
         session.moves = moves;
-        session.blocked = blocked;
         self.answer_move(out, received)
     }
 
@@ -803,16 +842,11 @@ impl GomocupEngine {
         if session.board.is_over() {
             return Err(game_over_text(&session.board).into());
         }
-        let legal: Vec<Point> = session
-            .board
-            .legal_moves()
-            .into_iter()
-            .filter(|p| !session.blocked.contains(p))
-            .collect();
+        let legal: Vec<Point> = session.board.legal_moves();
         if legal.is_empty() {
             return Err("game over: no point is left to play".into());
         }
-        let empties = size * size - session.board.stone_count() - session.blocked.len();
+        let empties = size * size - session.board.stone_count();
         let budget = time
             .budget(empties, spent)
             .saturating_sub(received.elapsed());
@@ -949,14 +983,14 @@ mod tests {
 
     #[test]
     fn rule_bits() {
-        assert_eq!(rule_from_bits(0), (Rule::Freestyle, None));
-        assert_eq!(rule_from_bits(2), (Rule::Freestyle, None));
-        assert_eq!(rule_from_bits(1), (Rule::Standard, None));
-        assert_eq!(rule_from_bits(3), (Rule::Standard, None));
-        assert_eq!(rule_from_bits(4), (Rule::Renju, None));
-        assert_eq!(rule_from_bits(5), (Rule::Renju, None));
-        assert_eq!(rule_from_bits(8).0, Rule::Standard);
-        assert!(rule_from_bits(9).1.is_some());
+        assert_eq!(rule_from_bits(0), Ok(Rule::Freestyle));
+        assert_eq!(rule_from_bits(1), Ok(Rule::Standard));
+        assert_eq!(rule_from_bits(4), Ok(Rule::Renju));
+        assert_eq!(rule_from_bits(5), Ok(Rule::Renju));
+        assert_eq!(rule_from_bits(16), Ok(Rule::Freestyle));
+        for bits in [2, 3, 6, 8, 9, 12] {
+            assert!(rule_from_bits(bits).is_err(), "rule {bits}");
+        }
     }
 
     #[test]
