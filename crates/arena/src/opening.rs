@@ -140,10 +140,22 @@ pub fn canonical_form<G: Game>(pos: &G) -> String {
 /// [`OpeningError::Parse`] naming the first token that is neither.
 pub fn parse_moves<G: Game>(text: &str) -> Result<Vec<G::Move>, OpeningError> {
     let mut moves = Vec::new();
+    // A run longer than every move of the longest game (passes included) cannot be one.
+    let longest = MAX_MOVE_CHARS * 2 * G::BOARD_SIZE * G::BOARD_SIZE;
     for token in text
         .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
         .filter(|t| !t.is_empty())
     {
+        if token.len() > longest {
+            return Err(OpeningError::Parse {
+                game: G::ID,
+                text: excerpt(token),
+                why: format!(
+                    "{} bytes without a space: longer than any game's moves",
+                    token.len()
+                ),
+            });
+        }
         match G::parse_move(token) {
             Ok(mv) => moves.push(mv),
             Err(err) => match split_run::<G>(token) {
@@ -194,12 +206,22 @@ fn split_run<G: Game>(token: &str) -> Option<Vec<G::Move>> {
     Some(moves)
 }
 
+/// `text` as an error shows it: its first 60 characters, and `…` when there is more.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// Parses an openings file: one transcript per line, `#` comments, blank lines skipped.
 ///
 /// # Errors
 /// [`OpeningFileError`] with the 1-based line number of the first bad line.
 pub fn parse_openings<G: Game>(text: &str) -> Result<Vec<Opening<G>>, OpeningFileError> {
     let mut out = Vec::new();
+    // A byte-order mark some editors write is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
         if line.is_empty() {
@@ -207,7 +229,7 @@ pub fn parse_openings<G: Game>(text: &str) -> Result<Vec<Opening<G>>, OpeningFil
         }
         let opening = Opening::parse(line).map_err(|source| OpeningFileError {
             line: i + 1,
-            text: line.to_string(),
+            text: excerpt(line),
             source,
         })?;
         out.push(opening);
@@ -348,8 +370,13 @@ mod tests {
             let _ = Opening::<Othello4>::parse(text);
             let _ = parse_openings::<Othello8>(text);
         }
+        // Run together, too long to be a game; spaced, illegal at the second move.
         assert!(matches!(
             Opening::<Othello8>::parse(&long),
+            Err(OpeningError::Parse { .. })
+        ));
+        assert!(matches!(
+            Opening::<Othello8>::parse(&"f5 ".repeat(5000)),
             Err(OpeningError::Illegal { ply: 2, .. })
         ));
     }
@@ -391,5 +418,18 @@ mod tests {
         assert!(!small.is_empty() && small.len() < 100);
         assert_eq!(default_random_plies::<Othello4>(), 2);
         assert_eq!(default_random_plies::<Othello8>(), 8);
+    }
+
+    #[test]
+    fn a_huge_line_is_refused_at_once_and_shown_short() {
+        let line = "f5".repeat(1_000_000);
+        let err = parse_openings::<Othello8>(&line).expect_err("no game is that long");
+        let text = err.to_string();
+        assert!(text.len() < 400, "{text}");
+        assert!(text.contains("2000000 bytes without a space"), "{text}");
+        // The longest real run still splits, and a byte-order mark is not a move.
+        let whole = "\u{feff}f5d6c3d3c4f4c5b3c2e6c6b4b5d2e3a6c1b1";
+        let openings = parse_openings::<Othello8>(whole).expect("a run with a BOM");
+        assert_eq!(openings[0].moves().len(), 18);
     }
 }
