@@ -32,7 +32,7 @@ pub enum ObfError {
         source: PositionError,
     },
     /// A move score entry such as `A2:+38` is malformed.
-    #[error("line {line}: bad move score {text:?}: expected like A2:+38")]
+    #[error("line {line}: bad move score {text:?}: expected like A2:+38 (a disc difference from -64 to +64)")]
     Score {
         /// 1-based line number.
         line: usize,
@@ -42,6 +42,14 @@ pub enum ObfError {
     /// A listed move is not legal in the position.
     #[error("line {line}: listed move {mv} is not legal here")]
     Illegal {
+        /// 1-based line number.
+        line: usize,
+        /// The move.
+        mv: Move,
+    },
+    /// A move is listed twice.
+    #[error("line {line}: move {mv} is listed twice")]
+    Twice {
         /// 1-based line number.
         line: usize,
         /// The move.
@@ -57,6 +65,8 @@ pub enum ObfError {
 pub fn parse_obf(text: &str) -> Result<Vec<Problem>, ObfError> {
     use game::Game;
     let mut out = Vec::new();
+    // A byte-order mark some editors write is not part of the first line.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         let trimmed = raw.trim();
@@ -76,9 +86,17 @@ pub fn parse_obf(text: &str) -> Result<Vec<Problem>, ObfError> {
             };
             let (mv, score) = entry.split_once(':').ok_or_else(bad)?;
             let mv: Move = mv.trim().parse().map_err(|_: NotationError| bad())?;
-            let score: i32 = score.trim().parse().map_err(|_| bad())?;
+            let score: i32 = score
+                .trim()
+                .parse()
+                .ok()
+                .filter(|s: &i32| (-64..=64).contains(s))
+                .ok_or_else(bad)?;
             if !pos.is_legal(mv) {
                 return Err(ObfError::Illegal { line, mv });
+            }
+            if scores.iter().any(|&(m, _)| m == mv) {
+                return Err(ObfError::Twice { line, mv });
             }
             scores.push((mv, score));
         }
@@ -125,6 +143,24 @@ mod tests {
         assert!(err
             .to_string()
             .starts_with("line 2: impossible position: centre square d4 is empty"));
+    }
+
+    #[test]
+    fn scores_are_disc_differences_given_once() {
+        let start = othello::Othello8::new().to_string();
+        for bad in ["D3:+999", "D3:-65", "D3:+65"] {
+            assert!(
+                matches!(
+                    parse_obf(&format!("{start}; {bad};")),
+                    Err(ObfError::Score { line: 1, .. })
+                ),
+                "{bad}"
+            );
+        }
+        let twice = parse_obf(&format!("{start}; D3:+2; C4:+2; D3:-4;")).unwrap_err();
+        assert_eq!(twice.to_string(), "line 1: move d3 is listed twice");
+        let ok = parse_obf(&format!("\u{feff}{start}; D3:+64; C4:-64;")).expect("a BOM");
+        assert_eq!(ok[0].best_score(), Some(64));
     }
 
     #[test]

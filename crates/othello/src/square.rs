@@ -164,15 +164,15 @@ impl From<Square> for Move {
     }
 }
 
-/// Parses a transcript such as `f5d6c3d3c4` (any case; white space between moves is allowed)
-/// into its squares. Passes are implicit, as in WTHOR; see [`crate::replay`].
+/// Parses a transcript such as `f5d6c3d3c4` (any case; white space, commas and semicolons
+/// between moves are allowed) into its squares. Passes are implicit, as in WTHOR; see [`crate::replay`].
 ///
 /// # Errors
 /// [`NotationError::BadTranscript`] at the first pair of characters that is not a square.
 pub fn parse_transcript(text: &str) -> Result<Vec<Square>, NotationError> {
     let compact: Vec<(usize, char)> = text
         .char_indices()
-        .filter(|(_, c)| !c.is_whitespace())
+        .filter(|(_, c)| !c.is_whitespace() && *c != ',' && *c != ';')
         .collect();
     compact
         .chunks(2)
@@ -224,6 +224,7 @@ mod tests {
         ));
         assert!(parse_transcript("f5z9").is_err());
         assert_eq!(parse_transcript(""), Ok(vec![]));
+        assert_eq!(parse_transcript("f5,d6; c3"), parse_transcript("f5d6c3"));
     }
 
     #[test]
