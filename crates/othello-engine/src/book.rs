@@ -89,9 +89,19 @@ pub enum BookError {
     /// Not a book.
     #[error("not a stonelab book file (its first bytes are not \"stonebk1\")")]
     Magic,
-    /// Cut short or too long.
-    #[error("the book file is {found} bytes, its header promises {expected}")]
+    /// The file ends inside an entry.
+    #[error("the book file ends inside entry {entry} of the {count} its header lists")]
+    Short {
+        /// The entry (0-based).
+        entry: usize,
+        /// From the header.
+        count: usize,
+    },
+    /// Bytes are left after the entries.
+    #[error("the book file is {found} bytes, its {count} entries take {expected}")]
     Length {
+        /// The entries listed in the header.
+        count: usize,
         /// From the header.
         expected: usize,
         /// Read.
@@ -238,12 +248,15 @@ impl Book {
         }
         let mut entries = HashMap::with_capacity(count.min(1 << 20));
         let mut at = 0usize;
-        let short = |at: usize| BookError::Length {
-            expected: HEADER + at + 1,
-            found: bytes.len(),
-        };
+        if !(1..=60).contains(&depth) {
+            return Err(BookError::Entry(
+                0,
+                format!("a search depth of {depth} in the header (1 to 60)"),
+            ));
+        }
+        let short = |entry: usize| BookError::Short { entry, count };
         for i in 0..count {
-            let head = body.get(at..at + 17).ok_or_else(|| short(at + 17))?;
+            let head = body.get(at..at + 17).ok_or_else(|| short(i))?;
             w.copy_from_slice(&head[..8]);
             let p = u64::from_le_bytes(w);
             w.copy_from_slice(&head[8..16]);
@@ -260,7 +273,13 @@ impl Book {
                     "a position no game reaches (an empty centre square)".into(),
                 ));
             }
-            let list = body.get(at..at + 3 * n).ok_or_else(|| short(at + 3 * n))?;
+            if canonical(p, o).0 != (p, o) {
+                return Err(BookError::Entry(
+                    i,
+                    "a position not in its canonical orientation (play would never find it)".into(),
+                ));
+            }
+            let list = body.get(at..at + 3 * n).ok_or_else(|| short(i))?;
             let moves: Vec<(u8, i16)> = list
                 .chunks_exact(3)
                 .map(|c| (c[0], i16::from_le_bytes([c[1], c[2]])))
@@ -270,6 +289,12 @@ impl Book {
                 .any(|&(sq, _)| sq >= 64 || (p | o) >> sq & 1 == 1)
             {
                 return Err(BookError::Entry(i, "a move onto an occupied square".into()));
+            }
+            if let Some(&(_, score)) = moves.iter().find(|&&(_, v)| i32::from(v).abs() > 64 * 64) {
+                return Err(BookError::Entry(
+                    i,
+                    format!("a score of {score}/64 discs (at most 64 discs either way)"),
+                ));
             }
             let legal = legal_moves(p, o);
             if moves.iter().any(|&(sq, _)| legal >> sq & 1 == 0) {
@@ -289,6 +314,7 @@ impl Book {
         }
         if at != body.len() {
             return Err(BookError::Length {
+                count,
                 expected: HEADER + at,
                 found: bytes.len(),
             });

@@ -173,8 +173,48 @@ fn crafted_books_that_pass_the_checksum_are_still_refused() {
     let square = |name: &str| name.parse::<Square>().expect("square").index() as u8;
     let d3 = square("d3");
     // The crafted header and checksum are right: a good entry reads.
+    let (key, _) = othello_engine::book::canonical(p, o);
+    let (p, o) = key;
+    let legal = othello::bitboard::legal_moves(p, o);
+    let d3 = legal.trailing_zeros() as u8;
     let good = craft(&[(p, o, vec![(d3, 64)])]);
     assert!(Book::from_bytes(&good).is_ok());
+    // Another orientation of a stored position would never be looked up.
+    let turned = (
+        othello_engine::book::transform(p, 1),
+        othello_engine::book::transform(o, 1),
+    );
+    let other = if othello_engine::book::canonical(turned.0, turned.1).0 == turned {
+        (
+            othello_engine::book::transform(p, 2),
+            othello_engine::book::transform(o, 2),
+        )
+    } else {
+        turned
+    };
+    let other_move = othello::bitboard::legal_moves(other.0, other.1).trailing_zeros() as u8;
+    match Book::from_bytes(&craft(&[(other.0, other.1, vec![(other_move, 0)])])) {
+        Err(BookError::Entry(0, text)) => assert!(text.contains("canonical orientation"), "{text}"),
+        other => panic!("a turned position: {other:?}"),
+    }
+    // A header depth outside 1..=60, a file cut inside an entry.
+    for depth in [0u8, 61, 255] {
+        let mut bad = good.clone();
+        bad[12] = depth;
+        match Book::from_bytes(&bad) {
+            Err(BookError::Entry(_, text)) => assert!(text.contains("search depth"), "{text}"),
+            other => panic!("depth {depth}: {other:?}"),
+        }
+    }
+    let mut more = good.clone();
+    more[8] = 200;
+    assert_eq!(
+        Book::from_bytes(&more),
+        Err(BookError::Short {
+            entry: 1,
+            count: 200
+        })
+    );
     for (entries, why) in [
         (vec![(p, o, vec![(d3, 64), (d3, 64)])], "listed twice"),
         (vec![(p, o, vec![(square("a1"), 64)])], "flips no disc"),
@@ -183,6 +223,8 @@ fn crafted_books_that_pass_the_checksum_are_still_refused() {
             "position listed twice",
         ),
         (vec![(1, 2, vec![])], "no game reaches"),
+        (vec![(p, o, vec![(d3, 32767)])], "at most 64 discs"),
+        (vec![(p, o, vec![(d3, -4097)])], "at most 64 discs"),
     ] {
         match Book::from_bytes(&craft(&entries)) {
             Err(BookError::Entry(_, text)) => assert!(text.contains(why), "{text}"),
