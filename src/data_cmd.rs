@@ -289,6 +289,12 @@ fn wthor(args: &WthorArgs) -> Result<()> {
         files.push((path.clone(), file));
         bar.inc(1);
     }
+    if files.iter().all(|(_, f)| f.games.is_empty()) {
+        bail!(
+            "{}: the WTHOR files hold no games, so there is nothing to build a dataset from",
+            args.wthor.display()
+        );
+    }
     // Every file read: only now is the folder made.
     fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let capacity: usize = files

@@ -121,4 +121,14 @@ fn data_wthor_writes_consistent_splits() {
     assert!(!ok);
     assert!(err.contains("over the 67108864-byte limit"), "{err}");
     assert!(!fresh.exists(), "no folder is left behind");
+    // A well-formed file with no games: nothing to build, no folder.
+    let real =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/othello/wthor/WTH_1977.wtb");
+    let mut empty = std::fs::read(real).expect("a shipped WTHOR file")[..16].to_vec();
+    empty[4..8].copy_from_slice(&0u32.to_le_bytes());
+    std::fs::write(&file, &empty).expect("write");
+    let (ok, _, err) = stonelab(&args, "");
+    assert!(!ok);
+    assert!(err.contains("hold no games"), "{err}");
+    assert!(!fresh.exists(), "no folder is left behind");
 }
