@@ -416,6 +416,21 @@ pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ModelError> {
 /// # Errors
 /// [`ModelError`] for unreadable files, a malformed card, or a checksum mismatch.
 pub fn read_model(path: &Path) -> Result<(Card, Vec<u8>), ModelError> {
+    if path.as_os_str().is_empty() {
+        return Err(ModelError::File {
+            path: path.to_path_buf(),
+            why: "no file named: give the model's .safetensors file".into(),
+        });
+    }
+    if path.extension().is_some_and(|e| e == "json") {
+        return Err(ModelError::File {
+            path: path.to_path_buf(),
+            why: format!(
+                "this is a model card: name its weights file ({}) instead",
+                path.with_extension("safetensors").display()
+            ),
+        });
+    }
     let card_file = card_path(path);
     let text = read_capped(&card_file, MAX_CARD_BYTES)?;
     let card: Card = serde_json::from_slice(&text).map_err(|e| ModelError::Card {

@@ -245,6 +245,21 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
         read_model(&dir.join("absent.safetensors")),
         Err(ModelError::Io { .. })
     ));
+    // The card named instead of the weights, or no file at all.
+    match read_model(&dir.join("m.json")) {
+        Err(e @ ModelError::File { .. }) => {
+            assert!(
+                e.to_string()
+                    .contains("this is a model card: name its weights file"),
+                "{e}"
+            );
+        }
+        other => panic!("a card as the model: {:?}", other.map(|_| ())),
+    }
+    assert!(matches!(
+        read_model(std::path::Path::new("")),
+        Err(ModelError::File { .. })
+    ));
     // Weights of another shape under a matching card.
     let wide = QNetArch::Resnet {
         blocks: 1,
