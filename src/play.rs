@@ -347,9 +347,16 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
                         self.record(&mut positions, &mut moves, mv, next);
                     }
                     Err(e) => {
+                        // "Illegal move a1: it would flip no disc."
+                        let text = e.to_string();
+                        let mut chars = text.chars();
+                        let text: String = chars
+                            .next()
+                            .map(|c| c.to_uppercase().chain(chars).collect())
+                            .unwrap_or_default();
                         writeln!(
                             self.out,
-                            "Illegal: {e}. Legal moves: {}.",
+                            "{text}. Legal moves: {}.",
                             legal_text::<G>(&legal)
                         )?;
                         show = false;

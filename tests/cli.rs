@@ -52,7 +52,7 @@ fn human_input_is_checked_and_bad_entries_change_nothing() {
     assert!(ok, "{err}");
     assert!(out.contains("Cannot read \"z9\""), "{out}");
     assert!(
-        out.contains("Illegal: illegal move a1: it would flip no disc. Legal moves: d3 c4 f5 e6."),
+        out.contains("Illegal move a1: it would flip no disc. Legal moves: d3 c4 f5 e6."),
         "{out}"
     );
     assert!(out.contains("You cannot pass"), "{out}");

@@ -126,7 +126,11 @@ fn search_info(score: Option<Score>, depth: Option<u32>, nodes: u64) -> Option<S
             Score::Proven { margin } if margin > 0 => "score win".to_string(),
             Score::Proven { margin } if margin < 0 => "score loss".to_string(),
             // `win in 4` / `loss in 3`, counted in the winner's moves.
-            s @ Score::Mate { .. } => format!("score {s} moves"),
+            s @ Score::Mate { .. } => {
+                let text = s.to_string();
+                let one = text.rsplit(' ').next() == Some("1");
+                format!("score {text} {}", if one { "move" } else { "moves" })
+            }
             Score::Engine(v) => format!("score {v} (engine)"),
             s => format!("score {s}"),
         });
@@ -219,6 +223,10 @@ mod tests {
         assert_eq!(
             search_info(engine(6 - WIN), None, 0).as_deref(),
             Some("score loss in 3 moves")
+        );
+        assert_eq!(
+            search_info(engine(WIN - 1), None, 0).as_deref(),
+            Some("score win in 1 move")
         );
         assert_eq!(
             search_info(engine(-WIN - 1), None, 9).as_deref(),
