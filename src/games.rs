@@ -33,3 +33,12 @@ pub trait CliGame: Game {
     /// An example move for help texts.
     fn example_move() -> &'static str;
 }
+
+/// The `--game` parser of the commands that play Othello only (`perft`, `solve`): its help and
+/// errors list othello4, othello6 and othello8 alone.
+pub fn othello_game() -> impl clap::builder::TypedValueParser<Value = GameId> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["othello4", "othello6", "othello8"]).map(
+        |s: String| <GameId as clap::ValueEnum>::from_str(&s, false).unwrap_or(GameId::Othello8),
+    )
+}

@@ -12,7 +12,7 @@ use crate::games::GameId;
 #[derive(Args, Debug)]
 pub struct PerftArgs {
     /// The game.
-    #[arg(long, default_value_t = GameId::Othello8)]
+    #[arg(long, default_value_t = GameId::Othello8, value_parser = crate::games::othello_game())]
     game: GameId,
     /// Deepest depth; every depth from 1 up to it is counted and timed.
     #[arg(long, default_value_t = 9)]

@@ -20,7 +20,7 @@ pub struct SolveArgs {
     #[arg(allow_hyphen_values = true)]
     positions: Vec<String>,
     /// The game (board size).
-    #[arg(long, default_value_t = GameId::Othello8)]
+    #[arg(long, default_value_t = GameId::Othello8, value_parser = crate::games::othello_game())]
     game: GameId,
     /// Only decide win, draw or loss (a null-window search around 0; much faster).
     #[arg(long)]
