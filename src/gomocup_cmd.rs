@@ -20,8 +20,8 @@ pub struct GomocupArgs {
 }
 
 /// Serves one Gomocup session until `END` or the end of input. Boards of 15x15, 19x19 and
-/// 20x20 are supported under every rule, and 9x9 freestyle; `START` with another size answers
-/// `ERROR`.
+/// 20x20 are supported under freestyle, exactly five and renju, and 9x9 freestyle (caro and
+/// continuous games are refused); `START` with another size answers `ERROR`.
 pub fn run(args: &GomocupArgs) -> Result<()> {
     // Check the spec once up front, so a typo fails here rather than at START.
     catalog::validate_gomocup_agent(&args.agent).map_err(|e| {

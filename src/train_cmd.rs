@@ -188,9 +188,10 @@ pub fn given_ids(matches: &clap::ArgMatches) -> Vec<String> {
         .collect()
 }
 
-/// The warning for a resumed neural run whose command line asks for other settings than its
-/// config.json holds: the options it does not apply and the settings that differ. `None` when
-/// every given option agrees with the run (the same command again with `--resume`).
+/// The warning for a resumed neural run given options it does not apply: those options, and
+/// the settings where config.json differs from the run this command line would start (its
+/// options and the defaults). `None` when there is no such setting (the same command again
+/// with `--resume`).
 fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<String> {
     let ignored = ignored_on_resume(args.algo, &args.given);
     if ignored.is_empty() {
@@ -213,7 +214,7 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
     };
     let (Some(fresh), Some(other), Ok(stored)) = (
         at(stored.episodes),
-        at(stored.episodes * 3 + 7),
+        at(stored.episodes.saturating_mul(3).saturating_add(7)),
         serde_json::to_value(stored),
     ) else {
         return Some(general);
@@ -233,13 +234,13 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
         String::new()
     };
     Some(format!(
-        "{general}; config.json differs from them in {}{more}",
+        "{general}; config.json keeps {}{more}",
         differences[..shown].join(", ")
     ))
 }
 
-/// Collects, as `path: stored (given: fresh)`, the leaves where `fresh` and `stored` differ,
-/// leaving out the paths in `skip`.
+/// Collects, as `path: stored (this command line: fresh)`, the leaves where `fresh` and
+/// `stored` differ, leaving out the paths in `skip`.
 fn json_differences(
     path: &str,
     fresh: &serde_json::Value,
@@ -272,7 +273,7 @@ fn json_differences(
             }
         }
         (a, b) if a != b && !skip.contains(&path) => {
-            out.push(format!("{path}: {b} (given: {a})"));
+            out.push(format!("{path}: {b} (this command line: {a})"));
         }
         _ => {}
     }
@@ -1529,12 +1530,18 @@ mod tests {
         ]);
         let warning = resume_warning(&other, game, &stored).expect("--lr differs");
         assert!(warning.starts_with("--lr, --seed not applied"), "{warning}");
-        assert!(warning.contains("0.01 (given: 0.02)"), "{warning}");
+        assert!(
+            warning.contains("0.01 (this command line: 0.02)"),
+            "{warning}"
+        );
         assert!(!warning.contains("seed:"), "{warning}");
         // A schedule given differently is named; one left to its default is not compared.
         let schedule = parsed(&["dqn", "--out", "r", "--eval-every", "7", "--resume"]);
         let warning = resume_warning(&schedule, game, &stored).expect("--eval-every differs");
-        assert!(warning.contains("eval_every: 5 (given: 7)"), "{warning}");
+        assert!(
+            warning.contains("eval_every: 5 (this command line: 7)"),
+            "{warning}"
+        );
     }
 
     #[test]

@@ -477,7 +477,7 @@ fn with_stdout_closed(args: &[&str], lines: usize) -> (Option<i32>, String) {
     let (reader, writer) = std::io::pipe().expect("a pipe");
     // Closed before the command starts, when it is to write nothing.
     let reader = (lines > 0).then_some(reader);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
+    let child = Command::new(env!("CARGO_BIN_EXE_stonelab"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::from(writer))
@@ -536,7 +536,7 @@ fn a_closed_or_full_standard_output_ends_a_command_without_a_panic() {
         &[
             "arena",
             "--agents",
-            "alphabeta:depth=3",
+            "alphabeta:depth=5",
             "greedy",
             "--games",
             "20",

@@ -641,10 +641,16 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             match set_aside {
                 Prepared::SetAside(set_aside) => set_aside.restore(),
                 Prepared::Empty { created } => {
-                    // The partial report goes, and a folder this run made with it.
+                    // The partial report goes, and the folders this run made for it.
                     remove_report_entries(&ctx.out);
-                    if created {
-                        let _ = fs::remove_dir(&ctx.out);
+                    if let Some(top) = created {
+                        let mut folder = Some(ctx.out.as_path());
+                        while let Some(f) = folder {
+                            if fs::remove_dir(f).is_err() || f == top {
+                                break;
+                            }
+                            folder = f.parent();
+                        }
                     }
                 }
             }
@@ -722,8 +728,8 @@ fn remove_report_entries(out: &Path) {
 
 /// The report folder, ready for a run.
 enum Prepared {
-    /// Empty: made by this run (`created`) or found empty.
-    Empty { created: bool },
+    /// Empty: made by this run (`created`: the first folder it made) or found empty.
+    Empty { created: Option<PathBuf> },
     /// It held a report, set aside until the new one is written.
     SetAside(SetAside),
 }
@@ -736,8 +742,16 @@ fn prepare_folder(out: &Path, force: bool) -> Result<Prepared> {
         bail!("--out {}: not a folder", out.display());
     }
     if !out.exists() {
+        // The first folder made: a failed run removes it and those below it.
+        let mut top = out.to_path_buf();
+        while let Some(parent) = top
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+        {
+            top = parent.to_path_buf();
+        }
         fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-        return Ok(Prepared::Empty { created: true });
+        return Ok(Prepared::Empty { created: Some(top) });
     }
     let mut names = Vec::new();
     for entry in fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
@@ -745,7 +759,7 @@ fn prepare_folder(out: &Path, force: bool) -> Result<Prepared> {
         names.push(entry.file_name().to_string_lossy().into_owned());
     }
     if names.is_empty() {
-        return Ok(Prepared::Empty { created: false });
+        return Ok(Prepared::Empty { created: None });
     }
     if !force {
         bail!(

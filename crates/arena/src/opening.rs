@@ -163,8 +163,8 @@ pub fn parse_moves<G: Game>(text: &str) -> Result<Vec<G::Move>, OpeningError> {
                 None => {
                     return Err(OpeningError::Parse {
                         game: G::ID,
-                        text: token.to_string(),
-                        why: err.to_string(),
+                        text: excerpt(token),
+                        why: excerpt(&err.to_string()),
                     })
                 }
             },

@@ -89,6 +89,9 @@ pub enum BookError {
     /// Not a book.
     #[error("not a stonelab book file (its first bytes are not \"stonebk1\")")]
     Magic,
+    /// The header is not one a book writes.
+    #[error("book header: {0}")]
+    Header(String),
     /// The file ends inside an entry.
     #[error("the book file ends inside entry {entry} of the {count} its header lists")]
     Short {
@@ -249,10 +252,9 @@ impl Book {
         let mut entries = HashMap::with_capacity(count.min(1 << 20));
         let mut at = 0usize;
         if !(1..=60).contains(&depth) {
-            return Err(BookError::Entry(
-                0,
-                format!("a search depth of {depth} in the header (1 to 60)"),
-            ));
+            return Err(BookError::Header(format!(
+                "a search depth of {depth} (1 to 60)"
+            )));
         }
         let short = |entry: usize| BookError::Short { entry, count };
         for i in 0..count {

@@ -171,13 +171,12 @@ fn crafted_books_that_pass_the_checksum_are_still_refused() {
     let start = Othello8::new();
     let (p, o) = (start.player(), start.opponent());
     let square = |name: &str| name.parse::<Square>().expect("square").index() as u8;
-    let d3 = square("d3");
-    // The crafted header and checksum are right: a good entry reads.
+    // The crafted header and checksum are right: a good entry (the start in its canonical
+    // orientation, with its first legal move) reads.
     let (key, _) = othello_engine::book::canonical(p, o);
     let (p, o) = key;
-    let legal = othello::bitboard::legal_moves(p, o);
-    let d3 = legal.trailing_zeros() as u8;
-    let good = craft(&[(p, o, vec![(d3, 64)])]);
+    let first = othello::bitboard::legal_moves(p, o).trailing_zeros() as u8;
+    let good = craft(&[(p, o, vec![(first, 64)])]);
     assert!(Book::from_bytes(&good).is_ok());
     // Another orientation of a stored position would never be looked up.
     let turned = (
@@ -202,7 +201,7 @@ fn crafted_books_that_pass_the_checksum_are_still_refused() {
         let mut bad = good.clone();
         bad[12] = depth;
         match Book::from_bytes(&bad) {
-            Err(BookError::Entry(_, text)) => assert!(text.contains("search depth"), "{text}"),
+            Err(BookError::Header(text)) => assert!(text.contains("search depth"), "{text}"),
             other => panic!("depth {depth}: {other:?}"),
         }
     }
@@ -216,15 +215,15 @@ fn crafted_books_that_pass_the_checksum_are_still_refused() {
         })
     );
     for (entries, why) in [
-        (vec![(p, o, vec![(d3, 64), (d3, 64)])], "listed twice"),
+        (vec![(p, o, vec![(first, 64), (first, 64)])], "listed twice"),
         (vec![(p, o, vec![(square("a1"), 64)])], "flips no disc"),
         (
-            vec![(p, o, vec![(d3, 64)]), (p, o, vec![(d3, 64)])],
+            vec![(p, o, vec![(first, 64)]), (p, o, vec![(first, 64)])],
             "position listed twice",
         ),
         (vec![(1, 2, vec![])], "no game reaches"),
-        (vec![(p, o, vec![(d3, 32767)])], "at most 64 discs"),
-        (vec![(p, o, vec![(d3, -4097)])], "at most 64 discs"),
+        (vec![(p, o, vec![(first, 32767)])], "at most 64 discs"),
+        (vec![(p, o, vec![(first, -4097)])], "at most 64 discs"),
     ] {
         match Book::from_bytes(&craft(&entries)) {
             Err(BookError::Entry(_, text)) => assert!(text.contains(why), "{text}"),

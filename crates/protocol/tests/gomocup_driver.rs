@@ -88,7 +88,8 @@ fn sends_start_infos_moves_and_end() {
     let mv = agent.select(&pos, &Budget::default()).unwrap().mv;
     assert_eq!(mv, xy(2, 0));
     // A new game from a position the driver did not see arrive: RESTART, then BOARD with the
-    // stones in board order, the brain's (white's) as 1.
+    // stones alternating black and white (board order within a colour), the brain's (white's)
+    // as 1.
     agent.new_game();
     let mut pos = Gomoku::<Freestyle15>::new();
     for p in [xy(5, 5), xy(6, 6), xy(5, 6)] {

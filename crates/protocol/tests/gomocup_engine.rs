@@ -557,6 +557,44 @@ fn rule_changes() {
 }
 
 #[test]
+fn a_refused_rule_ends_the_game_at_start_and_is_tried_again_on_a_new_board() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let accepted = [(15, Rule::Renju), (19, Rule::Freestyle)];
+    let mut engine =
+        GomocupEngine::new(factory(&log, Style::FirstLegal, &accepted)).with_rule(Rule::Renju);
+    let out = run(
+        &mut engine,
+        &[
+            "START 15",
+            "INFO rule 9", // caro: not supported
+            "START 19",    // refused, and the 15x15 game is over
+            "INFO rule 4",
+            "BEGIN",
+            "START 15",
+            "INFO rule 0", // freestyle: no brain for it on 15x15
+            "BEGIN",
+            "START 19", // tried again on 19x19: there is one
+            "BEGIN",
+        ],
+    );
+    assert_eq!(
+        out,
+        [
+            "OK",
+            "MESSAGE rule 9: caro (bit 8) is not supported by this engine",
+            "ERROR rule 9: caro (bit 8) is not supported by this engine",
+            "ERROR no game: send START first",
+            "OK",
+            "MESSAGE cannot play 15x15 freestyle: no brain for 15x15 freestyle",
+            "ERROR cannot play 15x15 freestyle: no brain for 15x15 freestyle",
+            "OK",
+            "0,18",
+        ]
+    );
+    assert_eq!(engine.board().unwrap().rule(), Rule::Freestyle);
+}
+
+#[test]
 fn the_brain_gets_no_more_than_the_turn_allows() {
     let log = Arc::new(Mutex::new(Log::default()));
     let mut engine = GomocupEngine::new(factory(&log, Style::FirstLegal, &[]));

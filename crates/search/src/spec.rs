@@ -108,14 +108,19 @@ impl FromStr for Spec {
 /// Splits `a=1,cmd=prog x y,b=2` at commas that start a new `key=`; a comma inside a value
 /// (such as a command line) stays when the text after it has no `=` before the next comma.
 fn split_params(rest: &str) -> Vec<String> {
-    // Commas inside '...' or "..." never split; a quote with no partner after it (an
-    // apostrophe in a file name) is an ordinary character.
+    // Commas inside '...' or "..." never split. A quote opens only where a value or a word
+    // starts (after `=`, a comma or white space) and has a partner after it: an apostrophe
+    // inside a word (a file name) is an ordinary character.
     let mut pieces = Vec::new();
     let (mut current, mut quote) = (String::new(), None);
     for (i, c) in rest.char_indices() {
+        let at_start = current
+            .chars()
+            .last()
+            .is_none_or(|p| p == '=' || p.is_whitespace());
         match (c, quote) {
             (',', None) => pieces.push(std::mem::take(&mut current)),
-            ('\'' | '"', None) if rest[i + 1..].contains(c) => {
+            ('\'' | '"', None) if at_start && rest[i + 1..].contains(c) => {
                 quote = Some(c);
                 current.push(c);
             }
@@ -306,6 +311,11 @@ mod tests {
         assert_eq!(path.text("model"), Some("a\"b"));
         assert_eq!(path.text("depth"), Some("1"));
         assert_eq!(path.text("cmd"), Some("'x,y'"));
+        // An apostrophe inside a word does not pair with a later quoted value.
+        let both: Spec = "dqn:model=it's/m,depth=1,cmd='x,y'".parse().unwrap();
+        assert_eq!(both.text("model"), Some("it's/m"));
+        assert_eq!(both.text("depth"), Some("1"));
+        assert_eq!(both.text("cmd"), Some("'x,y'"));
     }
 
     #[test]

@@ -65,6 +65,11 @@ impl<G: Game> DqnLearner<G> {
     /// [`DqnError::Config`] for invalid settings.
     pub fn new(config: DqnConfig) -> Result<Self, DqnError> {
         config.validate().map_err(DqnError::Config)?;
+        // With the board known, the whole network is counted, as a load of its model will.
+        config
+            .arch
+            .check(config.encoding.planes(), G::BOARD_SIZE)
+            .map_err(DqnError::Config)?;
         let train_device = Device::default().autodiff();
         let net = QNet::with_encoding(
             config.arch,

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use game::Game;
+use game::{Color, Game};
 use gomoku::{Gomoku, Point, Variant};
 use search::{Agent, AgentError, Budget, Decision, Spec, SpecError};
 
@@ -186,7 +186,8 @@ fn quote_long(text: &str) -> String {
 ///    move behind; else `RESTART` (when the brain has a game going; it must answer `OK`) and
 ///    then `BEGIN` on an empty board, or `BOARD`, every stone as `x,y,1` (the brain's) or
 ///    `x,y,2` in the order played (stones of a position the driver did not see arrive come
-///    first, in board order), and `DONE`;
+///    first, black and white alternating from black, in board order within each colour), and
+///    `DONE`;
 /// 4. lines are read until a move `x,y`; `MESSAGE`, `DEBUG`, `OK` and unknown lines are
 ///    skipped; `SUGGEST x,y` is answered with `PLAY x,y` and its echo taken as the move.
 ///
@@ -354,9 +355,22 @@ impl<V: Variant> GomocupEngineAgent<V> {
                     process.send("BEGIN")?;
                 } else {
                     let me = board.side_to_move();
+                    // The start position's stones have no known order: black and white
+                    // alternate, from black, so the list reads as a game (renju brains
+                    // replay it by the rules).
                     let base = line.base.board();
-                    let mut stones: Vec<Point> =
-                        base.points().filter(|&p| base.stone(p).is_some()).collect();
+                    let of = |c: Color| base.points().filter(move |&p| base.stone(p) == Some(c));
+                    let (mut black, mut white) = (of(Color::Black), of(Color::White));
+                    let mut stones: Vec<Point> = Vec::new();
+                    loop {
+                        let b = black.next();
+                        let w = white.next();
+                        if b.is_none() && w.is_none() {
+                            break;
+                        }
+                        stones.extend(b);
+                        stones.extend(w);
+                    }
                     stones.extend(line.moves.iter().copied());
                     process.send("BOARD")?;
                     for p in stones {

@@ -142,7 +142,8 @@ struct BoardInput {
 /// or one the factory makes no brain for on this board — is said in a `MESSAGE`, and from then
 /// every command that starts a game or asks for a move (`START`, `RESTART`, `BEGIN`, `TURN`,
 /// `BOARD`, `PLAY`) is answered `ERROR` with the reason, until an `INFO rule` it can play: it
-/// never plays a game under another rule than the manager's. A rule change applies at once
+/// never plays a game under another rule than the manager's. Such a `START` still ends the game
+/// in progress; when only the factory refused the rule, a `START` tries it again on its board. A rule change applies at once
 /// while the game has no stones (the factory is asked again), else from the next
 /// `START`/`RESTART`.
 ///
@@ -188,8 +189,9 @@ pub struct GomocupEngine {
     game_type: Option<u32>,
     folder: Option<String>,
     board_input: Option<BoardInput>,
-    /// Why the rule the manager asked for cannot be played (see the type's docs).
-    rule_problem: Option<String>,
+    /// Why the rule the manager asked for cannot be played (see the type's docs), with that
+    /// rule when only the factory refused it (another board may have a brain for it).
+    rule_problem: Option<(String, Option<Rule>)>,
     /// Inside a `SWAP2BOARD` block, passed over up to its `DONE`.
     skipping: bool,
 }
@@ -425,17 +427,28 @@ impl GomocupEngine {
         };
         let command = word.to_ascii_uppercase();
         // A rule the engine cannot play refuses every command that would play it.
-        if let Some(why) = &self.rule_problem {
-            if matches!(
-                command.as_str(),
-                "START" | "RECTSTART" | "RESTART" | "BEGIN" | "TURN" | "BOARD" | "PLAY"
-            ) {
-                if command == "BOARD" {
-                    // Its lines up to DONE belong to it.
-                    self.skipping = true;
+        if let Some((why, wanted)) = self.rule_problem.clone() {
+            let starts = matches!(command.as_str(), "START" | "RECTSTART" | "RESTART");
+            if starts {
+                // A new game ends the old one, refused or not.
+                self.game = None;
+            }
+            match wanted {
+                // The factory refused the rule on the old board: a new board may have a brain
+                // for it, and START says so either way.
+                Some(rule) if command == "START" || command == "RECTSTART" => {
+                    self.rule = rule;
+                    self.rule_problem = None;
                 }
-                send(out, &format!("ERROR {why}"))?;
-                return Ok(Flow::Continue);
+                _ if starts || matches!(command.as_str(), "BEGIN" | "TURN" | "BOARD" | "PLAY") => {
+                    if command == "BOARD" {
+                        // Its lines up to DONE belong to it.
+                        self.skipping = true;
+                    }
+                    send(out, &format!("ERROR {why}"))?;
+                    return Ok(Flow::Continue);
+                }
+                _ => {}
             }
         }
         let result = match command.as_str() {
@@ -674,13 +687,14 @@ impl GomocupEngine {
                     )
                     .map_err(Problem::Io)?;
                 }
-                match rule_from_bits(bits).and_then(|rule| self.set_rule(rule, out)) {
-                    Ok(()) => self.rule_problem = None,
-                    Err(why) => {
-                        send(out, &format!("MESSAGE {why}")).map_err(Problem::Io)?;
-                        self.rule_problem = Some(why);
-                    }
+                let problem = match rule_from_bits(bits) {
+                    Err(why) => Some((why, None)),
+                    Ok(rule) => self.set_rule(rule, out).err().map(|why| (why, Some(rule))),
+                };
+                if let Some((why, _)) = &problem {
+                    send(out, &format!("MESSAGE {why}")).map_err(Problem::Io)?;
                 }
+                self.rule_problem = problem;
             }
             "folder" => self.folder = Some(value.to_string()),
             // `evaluate x,y` (the mouse position in a GUI) and unknown keys need nothing.
