@@ -112,7 +112,11 @@ fn an_sprt_reports_its_llr_and_decision() {
 fn bad_input_gets_a_clear_error() {
     let (ok, _, err) = stonelab(&["arena", "--agents", "random", "alphabeta:dept=3"]);
     assert!(!ok);
-    assert!(err.contains("agent \"alphabeta:dept=3\""), "{err}");
+    assert!(
+        err.contains("agent \"alphabeta\" has no parameter \"dept\""),
+        "{err}"
+    );
+    assert!(!err.contains("agent \"alphabeta:dept=3\": agent"), "{err}");
     assert!(err.contains("valid keys"), "{err}");
 
     let (ok, _, err) = stonelab(&["arena", "--agents", "random"]);

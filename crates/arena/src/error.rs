@@ -120,8 +120,9 @@ pub enum ArenaError {
     /// An SPRT with other than two agents.
     #[error("an SPRT compares exactly two agents (got {0})")]
     SprtNeedsTwo(usize),
-    /// An agent spec that the factory refuses.
-    #[error("agent {spec:?}: {source}")]
+    /// An agent spec that the factory refuses (its error names the agent, the key and the
+    /// value).
+    #[error("{source}")]
     Spec {
         /// The spec string.
         spec: String,
