@@ -87,6 +87,23 @@ pub(crate) fn check_program(program: &str) -> Result<(), String> {
     }
 }
 
+/// [`check_program`] for the program of a spec's `cmd` (`command`, split), as the spec's
+/// error.
+pub(crate) fn check_spec_program(
+    spec: &search::Spec,
+    command: &[String],
+) -> Result<(), search::SpecError> {
+    let Some(program) = command.first() else {
+        return Ok(());
+    };
+    check_program(program).map_err(|why| search::SpecError::BadValue {
+        agent: spec.name.clone(),
+        key: "cmd".into(),
+        value: spec.text("cmd").unwrap_or_default().into(),
+        why,
+    })
+}
+
 impl EngineProcess {
     /// Starts `argv[0]` with the other elements as arguments.
     pub(crate) fn spawn(argv: &[String]) -> Result<Self, String> {

@@ -223,18 +223,12 @@ impl<V: Variant> GomocupEngineAgent<V> {
     /// [`GomocupEngineConfig::from_spec`]), named by the spec.
     ///
     /// # Errors
-    /// As [`GomocupEngineConfig::from_spec`], and [`SpecError::BadValue`] for a `cmd` whose program cannot
-    /// be found (a missing engine is refused here, not at every game's first move).
+    /// As [`GomocupEngineConfig::from_spec`], and [`SpecError::BadValue`] for a `cmd` whose
+    /// program cannot be found (a missing engine is refused here, not at every game's first
+    /// move).
     pub fn from_spec(spec: &Spec) -> Result<Self, SpecError> {
         let config = GomocupEngineConfig::from_spec(spec)?;
-        if let Some(program) = config.command.first() {
-            crate::process::check_program(program).map_err(|why| SpecError::BadValue {
-                agent: spec.name.clone(),
-                key: "cmd".into(),
-                value: spec.text("cmd").unwrap_or_default().into(),
-                why,
-            })?;
-        }
+        crate::process::check_spec_program(spec, &config.command)?;
         let mut agent = GomocupEngineAgent::new(config);
         agent.name = spec.to_string();
         Ok(agent)
