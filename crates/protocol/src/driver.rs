@@ -21,7 +21,10 @@ pub const SPEC_KEYS: [(&str, &str); 4] = [
         "cmd",
         "the engine's program and arguments, e.g. cmd=edax -q (required; quote with ' or \")",
     ),
-    ("depth", "the depth sent with set depth (default 6)"),
+    (
+        "depth",
+        "the depth sent with set depth, 1 to 60 (default 6)",
+    ),
     (
         "timeout",
         "the longest wait for each answer, e.g. 30s (default 60s)",
@@ -61,7 +64,7 @@ impl NboardEngineConfig {
     /// (keys in [`SPEC_KEYS`]).
     ///
     /// # Errors
-    /// [`SpecError::BadValue`] for a missing or unsplittable `cmd`, a depth below 1, a zero
+    /// [`SpecError::BadValue`] for a missing or unsplittable `cmd`, a depth outside 1..=60, a zero
     /// timeout, or a protocol other than 1 or 2.
     pub fn from_spec(spec: &Spec) -> Result<Self, SpecError> {
         let bad = |key: &str, why: &str| SpecError::BadValue {
@@ -76,7 +79,10 @@ impl NboardEngineConfig {
         let command = split_command_line(cmd).map_err(|e| bad("cmd", &e.to_string()))?;
         let mut config = NboardEngineConfig::new(command);
         if let Some(depth) = spec.positive("depth")? {
-            config.depth = u32::try_from(depth.min(60)).unwrap_or(60);
+            config.depth = u32::try_from(depth)
+                .ok()
+                .filter(|d| *d <= 60)
+                .ok_or_else(|| bad("depth", "expected 1 to 60 plies (the engine's `set depth`)"))?;
         }
         if let Some(timeout) = spec.duration("timeout")? {
             if timeout.is_zero() {
@@ -460,6 +466,8 @@ mod tests {
             "nboard-engine:cmd=",
             "nboard-engine:cmd='x",
             "nboard-engine:cmd=x,depth=0",
+            "nboard-engine:cmd=x,depth=61",
+            "nboard-engine:cmd=x,depth=99999999999",
             "nboard-engine:cmd=x,timeout=0s",
             "nboard-engine:cmd=x,timeout=soon",
             "nboard-engine:cmd=x,protocol=3",
