@@ -7,14 +7,13 @@ use std::io::{self, Write};
 /// Writes `args` to standard output; on failure the process ends (see the module).
 pub fn write(args: fmt::Arguments<'_>, newline: bool) {
     let mut out = io::stdout().lock();
-    let written = out.write_fmt(args).and_then(|()| {
-        if newline {
-            out.write_all(b"\n")
-        } else {
-            Ok(())
-        }
-    });
-    if let Err(e) = written.and_then(|()| if newline { Ok(()) } else { out.flush() }) {
+    // Standard output is line-buffered: a line is written at its newline, a part at once.
+    let written = if newline {
+        writeln!(out, "{args}")
+    } else {
+        out.write_fmt(args).and_then(|()| out.flush())
+    };
+    if let Err(e) = written {
         gone(&e);
     }
 }

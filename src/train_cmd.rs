@@ -221,9 +221,13 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
     };
     let mut derived = Vec::new();
     json_differences("", &fresh, &other, &[], &mut derived);
-    let derived: Vec<&str> = derived.iter().filter_map(|d| d.split(':').next()).collect();
-    let mut differences = Vec::new();
-    json_differences("", &fresh, &stored, &derived, &mut differences);
+    let derived: Vec<&str> = derived.iter().map(|(path, _, _)| path.as_str()).collect();
+    let mut found = Vec::new();
+    json_differences("", &fresh, &stored, &derived, &mut found);
+    let differences: Vec<String> = found
+        .iter()
+        .map(|(path, fresh, stored)| format!("{path}: {stored} (this command line: {fresh})"))
+        .collect();
     if differences.is_empty() {
         return None;
     }
@@ -239,14 +243,14 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
     ))
 }
 
-/// Collects, as `path: stored (this command line: fresh)`, the leaves where `fresh` and
-/// `stored` differ, leaving out the paths in `skip`.
+/// Collects, as `(path, fresh, stored)`, the leaves where `fresh` and `stored` differ,
+/// leaving out the paths in `skip`.
 fn json_differences(
     path: &str,
     fresh: &serde_json::Value,
     stored: &serde_json::Value,
     skip: &[&str],
-    out: &mut Vec<String>,
+    out: &mut Vec<(String, serde_json::Value, serde_json::Value)>,
 ) {
     use serde_json::Value;
     match (fresh, stored) {
@@ -273,7 +277,7 @@ fn json_differences(
             }
         }
         (a, b) if a != b && !skip.contains(&path) => {
-            out.push(format!("{path}: {b} (this command line: {a})"));
+            out.push((path.to_string(), a.clone(), b.clone()));
         }
         _ => {}
     }
