@@ -37,8 +37,8 @@ pub struct ServeArgs {
     /// would pass it waits, then gets a clear 503.
     #[arg(long, default_value_t = DEFAULT_MEMORY_MB, value_parser = clap::value_parser!(u64).range(16..=1_048_576))]
     pub memory_mb: u64,
-    /// Folders of trained models to offer (`*.safetensors` with their `.json` cards), e.g. a
-    /// run folder; repeatable. `models/` is always offered. Pages choose models by name only.
+    /// Folders of trained models to offer (`*.safetensors` with their `.json` cards), or run
+    /// folders (their `checkpoints/`), offered as FOLDER/NAME; repeatable. `models/` is always offered. Pages choose models by name only.
     #[arg(long = "models", value_name = "FOLDER")]
     pub models: Vec<PathBuf>,
 }
@@ -67,23 +67,61 @@ fn parse_host(text: &str) -> Result<IpAddr, String> {
 }
 
 /// Every game of the app (the catalog's, in menu order) with its local agents, default
-/// opponent and hint agent, and the models of `models/` and of `extra` folders.
-pub fn catalog(extra: &[PathBuf]) -> (Catalog, Vec<String>) {
+/// opponent and hint agent, and the models of `models/` and of `extra` folders; with the
+/// warnings for model files passed over.
+///
+/// # Errors
+/// An `extra` folder that is missing, not a folder, or holds no model (neither its own files
+/// nor a run folder's `checkpoints/`), and two models that would share a name.
+pub fn catalog(extra: &[PathBuf]) -> Result<(Catalog, Vec<String>)> {
     let mut warnings = Vec::new();
     let mut models = find_models(Path::new("models"), None, &mut warnings);
     for dir in extra {
-        let prefix = dir
+        if !dir.exists() {
+            bail!("--models {}: no such folder", dir.display());
+        }
+        if !dir.is_dir() {
+            bail!(
+                "--models {}: not a folder (name the folder that holds the models, or a run \
+                 folder)",
+                dir.display()
+            );
+        }
+        // A run folder keeps its models in `checkpoints/`; that folder given itself takes its
+        // run's name.
+        let full = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        let named_after = if full.file_name().is_some_and(|n| n == "checkpoints") {
+            full.parent().unwrap_or(&full)
+        } else {
+            &full
+        };
+        let prefix = named_after
             .file_name()
             .map_or_else(|| "models".into(), |n| n.to_string_lossy().into_owned());
-        if !dir.is_dir() {
-            warnings.push(format!("--models {}: not a folder", dir.display()));
-            continue;
+        let mut found = find_models(dir, Some(&prefix), &mut warnings);
+        let checkpoints = dir.join("checkpoints");
+        if checkpoints.is_dir() {
+            found.extend(find_models(&checkpoints, Some(&prefix), &mut warnings));
         }
-        models.extend(find_models(dir, Some(&prefix), &mut warnings));
+        if found.is_empty() {
+            bail!(
+                "--models {}: no model found (files NAME.safetensors with their NAME.json cards, \
+                 in the folder or in a run folder's checkpoints/)",
+                dir.display()
+            );
+        }
+        models.extend(found);
     }
     models.sort_by(|a, b| a.name.cmp(&b.name));
-    models.dedup_by(|a, b| a.name == b.name);
-    (Catalog::standard().with_models(models), warnings)
+    if let Some(pair) = models.windows(2).find(|w| w[0].name == w[1].name) {
+        bail!(
+            "two models would be offered as {}: {} and {} (give their folders different names)",
+            pair[0].name,
+            pair[0].path.display(),
+            pair[1].path.display()
+        );
+    }
+    Ok((Catalog::standard().with_models(models), warnings))
 }
 
 /// The models in `dir`: each `*.safetensors` whose card (read up to [`MAX_CARD_BYTES`]) names
@@ -106,7 +144,7 @@ fn find_models(dir: &Path, prefix: Option<&str>, warnings: &mut Vec<String>) -> 
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
         {
             warnings.push(format!(
-                "{}: skipped (rename it to letters, digits, '-', '_' and '.')",
+                "model {}: skipped (rename it to letters, digits, '-', '_' and '.')",
                 path.display()
             ));
             continue;
@@ -118,7 +156,7 @@ fn find_models(dir: &Path, prefix: Option<&str>, warnings: &mut Vec<String>) -> 
                 algo,
                 path,
             }),
-            Err(e) => warnings.push(format!("{}: skipped ({e})", path.display())),
+            Err(e) => warnings.push(format!("model {}: skipped ({e})", path.display())),
         }
     }
     found
@@ -153,9 +191,9 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             args.host
         );
     }
-    let (catalog, warnings) = catalog(&args.models);
+    let (catalog, warnings) = catalog(&args.models)?;
     for w in warnings {
-        eprintln!("warning: model {w}");
+        eprintln!("warning: {w}");
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -201,4 +239,58 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             .await
             .context("serving the app")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run folder keeps its model in `checkpoints/`: `--models RUN` and `--models
+    /// RUN/checkpoints` offer it as `RUN/last`; a missing folder, a folder with no model and two
+    /// models that would share a name are refused, naming the problem.
+    #[test]
+    fn model_folders_offer_run_checkpoints_and_refuse_what_offers_nothing() {
+        let root = std::env::temp_dir().join(format!("stonelab-serve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for run in ["a/myrun", "b/myrun"] {
+            let checkpoints = root.join(run).join("checkpoints");
+            std::fs::create_dir_all(&checkpoints).expect("folder");
+            for ext in ["safetensors", "json"] {
+                std::fs::copy(
+                    format!("models/othello8-dqn.{ext}"),
+                    checkpoints.join(format!("last.{ext}")),
+                )
+                .expect("copy");
+            }
+        }
+        let offered = |dirs: &[PathBuf]| -> Vec<String> {
+            let (catalog, _) = catalog(dirs).expect("catalog");
+            catalog
+                .models_of("othello8")
+                .into_iter()
+                .map(|m| m.name)
+                .filter(|n| n.contains('/'))
+                .collect()
+        };
+        let run = root.join("a/myrun");
+        assert_eq!(offered(std::slice::from_ref(&run)), ["myrun/last"]);
+        assert_eq!(offered(&[run.join("checkpoints")]), ["myrun/last"]);
+        let error = |dirs: &[PathBuf]| match catalog(dirs) {
+            Ok(_) => panic!("{dirs:?} accepted"),
+            Err(e) => e.to_string(),
+        };
+        let both = error(&[run.clone(), root.join("b/myrun")]);
+        assert!(
+            both.contains("two models would be offered as myrun/last"),
+            "{both}"
+        );
+        let missing = error(&[root.join("nowhere")]);
+        assert!(missing.ends_with("no such folder"), "{missing}");
+        std::fs::create_dir_all(root.join("empty")).expect("folder");
+        let empty = error(&[root.join("empty")]);
+        assert!(empty.contains("no model found"), "{empty}");
+        let file = run.join("checkpoints/last.json");
+        assert!(error(&[file]).contains("not a folder"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -226,7 +226,9 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
     json_differences("", &fresh, &stored, &derived, &mut found);
     let differences: Vec<String> = found
         .iter()
-        .map(|(path, fresh, stored)| format!("{path}: {stored} (this command line: {fresh})"))
+        .map(|(path, fresh, stored)| {
+            format!("{path}: {stored} (a new run with this command line: {fresh})")
+        })
         .collect();
     if differences.is_empty() {
         return None;
@@ -1535,7 +1537,7 @@ mod tests {
         let warning = resume_warning(&other, game, &stored).expect("--lr differs");
         assert!(warning.starts_with("--lr, --seed not applied"), "{warning}");
         assert!(
-            warning.contains("0.01 (this command line: 0.02)"),
+            warning.contains("0.01 (a new run with this command line: 0.02)"),
             "{warning}"
         );
         assert!(!warning.contains("seed:"), "{warning}");
@@ -1543,7 +1545,7 @@ mod tests {
         let schedule = parsed(&["dqn", "--out", "r", "--eval-every", "7", "--resume"]);
         let warning = resume_warning(&schedule, game, &stored).expect("--eval-every differs");
         assert!(
-            warning.contains("eval_every: 5 (this command line: 7)"),
+            warning.contains("eval_every: 5 (a new run with this command line: 7)"),
             "{warning}"
         );
     }

@@ -90,11 +90,14 @@ fn loss_at(log: &[Vec<String>], column: usize, episode: usize) -> (Option<f64>, 
 
 fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
     let name = preset_name(regime);
-    let episodes = if ctx.full {
-        regime.design_episodes()
-    } else {
-        ctx.scaled(default_episodes(regime), 2)
-    };
+    let episodes = ctx.scaled(
+        if ctx.full {
+            regime.design_episodes()
+        } else {
+            default_episodes(regime)
+        },
+        2,
+    );
     let mut run = presets::preset(
         name,
         &PresetOptions {
@@ -286,7 +289,7 @@ fn differences(regime: Regime, trained: &TrainedRun) -> String {
     if regime == Regime::Competitive && trained.summary.episodes < regime.design_episodes() {
         let _ = writeln!(
             text,
-            "- Default size: {} episodes of the authors' 9,999 (`--full` runs them all).",
+            "- This run: {} episodes of the authors' 9,999 (`--full` runs them all).",
             trained.summary.episodes
         );
     }

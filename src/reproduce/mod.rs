@@ -132,6 +132,27 @@ impl Ctx {
         ((n as f64 * self.scale).round() as usize).max(min)
     }
 
+    /// The sizes this run used, in words: the authors' full lengths or the default sizes, and
+    /// what `--scale`, `--games` and `--positions` changed.
+    #[must_use]
+    pub fn sizes(&self) -> String {
+        let mut text = String::from(if self.full {
+            "the authors' full lengths"
+        } else {
+            "default sizes"
+        });
+        if (self.scale - 1.0).abs() > f64::EPSILON {
+            let _ = write!(text, " scaled by {}", self.scale);
+        }
+        if self.games != 200 {
+            let _ = write!(text, ", {} evaluation games per pair", self.games);
+        }
+        if let (true, Some(n)) = (self.name.starts_with("paper-"), self.paper.positions) {
+            let _ = write!(text, ", {n} positions");
+        }
+        text
+    }
+
     /// The command line that reruns this experiment as it was run.
     #[must_use]
     pub fn command(&self) -> String {
@@ -232,11 +253,7 @@ impl Report {
             md,
             "Reproduced by `{}` ({}; {:.0} s on this machine; stonelab {}).\n",
             ctx.command(),
-            if ctx.full {
-                "the authors' full lengths"
-            } else {
-                "default sizes"
-            },
+            ctx.sizes(),
             took.as_secs_f64(),
             env!("CARGO_PKG_VERSION")
         );
@@ -347,10 +364,18 @@ pub fn evaluate_table<G: CatalogGame>(
     }
     bar.finish_and_clear();
     let (openings, kind) = eval_openings::<G>(ctx.games.div_ceil(2), ctx.seed);
+    let pairs = ctx.games.div_ceil(2);
+    let repeats = if openings.len() < pairs {
+        " There are fewer openings than pairs of games, so each is played more than once and \
+         deterministic players repeat their games: the intervals, which count every game as \
+         independent, are narrower than the evidence."
+    } else {
+        ""
+    };
     Ok(format!(
         "{}\nGames start from {kind} ({} of them), each played twice with colours swapped, so \
          that deterministic players meet in different games; scores count a draw as ½, with \
-         Wilson 95% intervals.\n",
+         Wilson 95% intervals.{repeats}\n",
         md_table(
             &[
                 "agent",
@@ -362,7 +387,7 @@ pub fn evaluate_table<G: CatalogGame>(
             ],
             &out,
         ),
-        openings.len().min(ctx.games.div_ceil(2))
+        openings.len().min(pairs)
     ))
 }
 
@@ -382,7 +407,8 @@ fn eval_row(label: &str, opponent: &str, r: &ColourWdl) -> Vec<String> {
 
 /// The openings of the evaluation matches: the game's own (Gomoku: random stones near the
 /// centre), else the arena's built-in set (8x8 Othello: balanced openings), else random
-/// openings of the arena's default depth; with a description for the reports.
+/// openings of the arena's default depth (deeper, by up to [`EXTRA_OPENING_PLIES`], where too
+/// few distinct ones exist there); with a description for the reports.
 pub fn eval_openings<G: CatalogGame>(count: usize, seed: u64) -> (Vec<Opening<G>>, String) {
     if let Some(found) = G::default_openings(count, seed) {
         return found;
@@ -392,14 +418,30 @@ pub fn eval_openings<G: CatalogGame>(count: usize, seed: u64) -> (Vec<Opening<G>
             return (list, "the arena's built-in balanced openings".into());
         }
     }
-    let plies = arena::default_random_plies::<G>();
-    let list = arena::random_openings::<G>(plies, count, seed);
+    // The arena's default depth, or deeper where a small board has too few distinct
+    // positions there (4x4 Othello has 3 after 2 plies): deterministic players would replay
+    // the same few games.
+    let base = arena::default_random_plies::<G>();
+    let mut best: (Vec<Opening<G>>, usize) = (Vec::new(), base);
+    for plies in base..=base + EXTRA_OPENING_PLIES {
+        let list = arena::random_openings::<G>(plies, count, seed);
+        if list.len() > best.0.len() {
+            best = (list, plies);
+        }
+        if best.0.len() >= count {
+            break;
+        }
+    }
+    let (list, plies) = best;
     if list.is_empty() {
         (vec![Opening::start()], "the start position".into())
     } else {
         (list, format!("random openings of {plies} plies"))
     }
 }
+
+/// How many plies past the arena's default [`eval_openings`] may go to find enough openings.
+const EXTRA_OPENING_PLIES: usize = 6;
 
 /// `games` games of `make`'s agents against `opponent`'s (agents seeded from `seed`, openings
 /// from `openings_seed`): game `2k` from opening `k` with the
@@ -508,14 +550,14 @@ pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         name: "seed000-greedy",
         design: "Othello DQN (ResNet Q-network)",
-        about: "regime 1: one network in greedy self-play (499 episodes with --full)",
+        about: "regime 1: one network in greedy self-play (the authors' 499 episodes; --full changes nothing)",
         takes: "about 3 minutes",
         run: dqn::greedy,
     },
     Experiment {
         name: "seed000-uct",
         design: "Othello DQN (ResNet Q-network)",
-        about: "regime 2: one network in UCT self-play (399 episodes with --full)",
+        about: "regime 2: one network in UCT self-play (the authors' 399 episodes; --full changes nothing)",
         takes: "about 3 minutes",
         run: dqn::uct,
     },
@@ -850,4 +892,66 @@ pub fn relative(ctx: &Ctx, path: &Path) -> String {
         .unwrap_or(path)
         .display()
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report's first line says what sizes it ran at: a reduced run never calls itself the
+    /// default or the authors' full lengths unqualified.
+    #[test]
+    fn reports_name_the_sizes_they_ran_at() {
+        let ctx = |name: &'static str, full: bool, games: usize, scale: f64, positions| Ctx {
+            name,
+            out: PathBuf::new(),
+            full,
+            games,
+            scale,
+            seed: 1,
+            quiet: true,
+            paper: PaperArgs {
+                positions,
+                ..PaperArgs::default()
+            },
+        };
+        assert_eq!(
+            ctx("seed000-greedy", false, 200, 1.0, None).sizes(),
+            "default sizes"
+        );
+        assert_eq!(
+            ctx("seed000-greedy", false, 4, 0.02, None).sizes(),
+            "default sizes scaled by 0.02, 4 evaluation games per pair"
+        );
+        assert_eq!(
+            ctx("omok-tables", true, 200, 0.01, None).sizes(),
+            "the authors' full lengths scaled by 0.01"
+        );
+        assert_eq!(
+            ctx("paper-table1", false, 200, 1.0, Some(5)).sizes(),
+            "default sizes, 5 positions"
+        );
+    }
+
+    /// On 4x4 Othello the arena's 2-ply openings are 3 positions: the evaluation goes deeper
+    /// until each pair of games has an opening of its own, all distinct, and says how deep.
+    #[test]
+    fn small_boards_get_enough_distinct_evaluation_openings() {
+        let (base, _) = eval_openings::<othello::Othello4>(100, 1);
+        let two_plies = arena::random_openings::<othello::Othello4>(2, 100, 1);
+        assert!(
+            two_plies.len() < 10,
+            "{} openings at 2 plies",
+            two_plies.len()
+        );
+        assert_eq!(base.len(), 100);
+        let (_, kind) = eval_openings::<othello::Othello4>(100, 1);
+        assert!(
+            kind.starts_with("random openings of ") && !kind.contains(" 2 plies"),
+            "{kind}"
+        );
+        // 8x8 keeps the balanced set.
+        let (_, kind) = eval_openings::<othello::Othello8>(100, 1);
+        assert_eq!(kind, "the arena's built-in balanced openings");
+    }
 }

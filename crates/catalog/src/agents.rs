@@ -20,7 +20,17 @@ use crate::{with_game, GameId};
 /// game means implementing this (and adding its id to [`GameId`] and [`with_game!`]).
 pub trait CatalogGame: Game + Send + Sync + 'static {
     /// Every agent this game offers, external engines included.
-    fn registry() -> Registry<Self>;
+    fn own_registry() -> Registry<Self>;
+
+    /// [`own_registry`](Self::own_registry), knowing which other games offer the agents this
+    /// one lacks (a spec naming `othello` on 6x6 is told it plays othello8, not called unknown).
+    fn registry() -> Registry<Self> {
+        let mut registry = Self::own_registry();
+        for (name, games) in agents_elsewhere() {
+            registry.note_elsewhere(name, &games);
+        }
+        registry
+    }
 
     /// The opponent a new game in the app starts with.
     const DEFAULT_OPPONENT: &'static str;
@@ -33,6 +43,22 @@ pub trait CatalogGame: Game + Send + Sync + 'static {
     fn default_openings(_count: usize, _seed: u64) -> Option<(Vec<Opening<Self>>, String)> {
         None
     }
+}
+
+/// Every agent name some game offers, with the games that offer it ("othello4, othello6"),
+/// from each game's own registry.
+fn agents_elsewhere() -> Vec<(&'static str, String)> {
+    let mut by_name: std::collections::BTreeMap<&'static str, Vec<&'static str>> =
+        std::collections::BTreeMap::new();
+    for id in GameId::ALL {
+        for name in with_game!(id, H => H::own_registry().names()) {
+            by_name.entry(name).or_default().push(id.name());
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(name, games)| (name, games.join(", ")))
+        .collect()
 }
 
 /// The registry of `G` without agents that start external programs: what a web page may use
@@ -64,7 +90,7 @@ const OTHELLO8_OPPONENT: &str = "othello:time=1s";
 const OTHELLO8_HINT: &str = "othello:time=2s,book=off";
 
 impl CatalogGame for Othello4 {
-    fn registry() -> Registry<Self> {
+    fn own_registry() -> Registry<Self> {
         let mut registry = othello_registry::<4>();
         // Value iteration enumerates every reachable position: 4x4 only.
         registry.register(
@@ -88,7 +114,7 @@ impl CatalogGame for Othello4 {
 }
 
 impl CatalogGame for Othello6 {
-    fn registry() -> Registry<Self> {
+    fn own_registry() -> Registry<Self> {
         othello_registry::<6>()
     }
     const DEFAULT_OPPONENT: &'static str = OTHELLO_OPPONENT;
@@ -96,7 +122,7 @@ impl CatalogGame for Othello6 {
 }
 
 impl CatalogGame for Othello8 {
-    fn registry() -> Registry<Self> {
+    fn own_registry() -> Registry<Self> {
         let mut registry = othello_registry::<8>();
         // External NBoard engines play 8x8 only.
         registry.register(
@@ -112,7 +138,7 @@ impl CatalogGame for Othello8 {
 }
 
 impl<V: Variant + Send + Sync + 'static> CatalogGame for Gomoku<V> {
-    fn registry() -> Registry<Self> {
+    fn own_registry() -> Registry<Self> {
         gomoku_registry::<V>()
     }
     const DEFAULT_OPPONENT: &'static str = "gomoku:time=1s";

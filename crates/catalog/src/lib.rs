@@ -104,6 +104,29 @@ mod tests {
                 !local.iter().any(|n| n.ends_with("-engine")),
                 "{id}: {local:?}"
             );
+            // An agent of other games only is named as such, with the games that have it.
+            let all: Vec<&str> = GameId::ALL
+                .iter()
+                .flat_map(|&other| with_game!(other, G => G::registry().names()))
+                .collect();
+            for name in all.iter().filter(|n| !names.contains(n)) {
+                let error = with_game!(id, G => G::registry().validate(name))
+                    .expect_err("not an agent of this game")
+                    .to_string();
+                assert!(
+                    error.starts_with(&format!("agent \"{name}\" does not play {id} (it plays ")),
+                    "{error}"
+                );
+            }
+            let error =
+                with_game!(GameId::Othello6, G => G::registry().validate("othello:depth=2"))
+                    .expect_err("8x8 only")
+                    .to_string();
+            assert!(error.contains("(it plays othello8)"), "{error}");
+            let error = with_game!(id, G => G::registry().validate("nosuch"))
+                .expect_err("no such agent")
+                .to_string();
+            assert!(error.starts_with("unknown agent \"nosuch\""), "{error}");
             let (opponent, hint) = with_game!(id, G => (G::DEFAULT_OPPONENT, G::HINT_AGENT));
             with_game!(id, G => {
                 local_registry::<G>().validate(opponent).expect("default opponent");

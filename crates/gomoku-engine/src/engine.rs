@@ -57,8 +57,8 @@ pub fn find_vcf(board: &gomoku::Board, node_limit: u64) -> Option<Vec<Point>> {
 /// Settings of [`GomokuEngine`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
-    /// Time per move; `None` leaves it to the caller's budget, or to [`DEFAULT_TIME`] when no
-    /// depth, node or time limit is given anywhere.
+    /// Time per move ([`DEFAULT_TIME`] by default); `None` searches without a clock, to the
+    /// depth or node limit. A caller's budget overrides it.
     pub time: Option<Duration>,
     /// Deepest iteration.
     pub depth: u32,
@@ -78,7 +78,7 @@ pub const DEFAULT_TIME: Duration = Duration::from_secs(1);
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            time: None,
+            time: Some(DEFAULT_TIME),
             depth: 64,
             nodes: None,
             width: 16,
@@ -105,8 +105,8 @@ fn switch(spec: &Spec, key: &str, default: bool) -> Result<bool, SpecError> {
 }
 
 impl EngineConfig {
-    /// Reads the `gomoku` agent's spec keys; a depth or node limit without a time means no
-    /// time limit.
+    /// Reads the `gomoku` agent's spec keys: [`DEFAULT_TIME`] a move unless `time=` says
+    /// otherwise; a depth or node limit without a time means no time limit.
     ///
     /// # Errors
     /// Unknown keys or bad values.
@@ -117,7 +117,11 @@ impl EngineConfig {
         let mut config = EngineConfig::default();
         let depth = spec.positive("depth")?;
         let nodes = spec.positive("nodes")?;
-        config.time = spec.duration("time")?;
+        config.time = match spec.duration("time")? {
+            Some(t) => Some(t),
+            None if depth.is_some() || nodes.is_some() => None,
+            None => Some(DEFAULT_TIME),
+        };
         if let Some(d) = depth {
             config.depth = d.min(64) as u32;
         }

@@ -13,7 +13,7 @@ mod state;
 mod vcf;
 mod window_eval;
 
-pub use engine::{find_vcf, EngineConfig, GomokuEngine};
+pub use engine::{find_vcf, EngineConfig, GomokuEngine, DEFAULT_TIME};
 pub use omok_ab::{OmokAb, OmokAbConfig};
 pub use omok_study::{classify_move, MoveKind};
 pub use window_eval::WindowEvaluator;

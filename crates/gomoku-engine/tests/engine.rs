@@ -164,6 +164,17 @@ fn spec_keys_parse_and_refuse_bad_values() {
     assert_eq!(config.time, Some(Duration::from_millis(200)));
     assert_eq!(config.width, 8);
     assert!(!config.vct && config.vcf);
+    // Bare, the engine keeps its documented second a move; a depth or node limit alone lifts
+    // the clock.
+    let config = |text: &str| EngineConfig::from_spec(&text.parse().expect("spec")).expect("ok");
+    assert_eq!(config("gomoku").time, Some(gomoku_engine::DEFAULT_TIME));
+    assert_eq!(config("gomoku").time, EngineConfig::default().time);
+    assert_eq!(config("gomoku:depth=4").time, None);
+    assert_eq!(config("gomoku:nodes=5000").time, None);
+    assert_eq!(
+        config("gomoku:depth=4,time=2s").time,
+        Some(Duration::from_secs(2))
+    );
     for bad in [
         "gomoku:vcf=maybe",
         "gomoku:depth=0",

@@ -431,7 +431,22 @@ pub fn read_model(path: &Path) -> Result<(Card, Vec<u8>), ModelError> {
             ),
         });
     }
+    if !path.exists() {
+        return Err(ModelError::File {
+            path: path.to_path_buf(),
+            why: "no such model file".into(),
+        });
+    }
     let card_file = card_path(path);
+    if !card_file.exists() {
+        return Err(ModelError::File {
+            path: path.to_path_buf(),
+            why: format!(
+                "its card {} is missing (a model is its weights and the card written beside them)",
+                card_file.display()
+            ),
+        });
+    }
     let text = read_capped(&card_file, MAX_CARD_BYTES)?;
     let card: Card = serde_json::from_slice(&text).map_err(|e| ModelError::Card {
         path: card_file.clone(),

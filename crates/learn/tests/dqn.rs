@@ -241,10 +241,23 @@ fn model_files_load_as_agents_and_bad_files_are_refused() {
         }
         other => panic!("a huge card: {other:?}"),
     }
-    assert!(matches!(
-        read_model(&dir.join("absent.safetensors")),
-        Err(ModelError::Io { .. })
-    ));
+    // A missing weights file is named as such, and a missing card as the card (not as an
+    // unreadable file of another name).
+    let absent = read_model(&dir.join("absent.safetensors")).map(|_| ());
+    let text = absent.expect_err("no such file").to_string();
+    assert!(
+        text.ends_with("absent.safetensors: no such model file"),
+        "{text}"
+    );
+    std::fs::copy(&path, dir.join("bare.safetensors")).expect("copy");
+    let text = read_model(&dir.join("bare.safetensors"))
+        .map(|_| ())
+        .expect_err("no card")
+        .to_string();
+    assert!(
+        text.contains("its card") && text.contains("bare.json is missing"),
+        "{text}"
+    );
     // The card named instead of the weights, or no file at all.
     match read_model(&dir.join("m.json")) {
         Err(e @ ModelError::File { .. }) => {

@@ -34,12 +34,15 @@ pub struct AgentInfo {
 /// The agents known for one game, by name.
 pub struct Registry<G: Game> {
     entries: BTreeMap<&'static str, Entry<G>>,
+    /// Agents this game lacks that other games offer, with those games (for the error).
+    elsewhere: BTreeMap<String, String>,
 }
 
 impl<G: Game> Default for Registry<G> {
     fn default() -> Self {
         Registry {
             entries: BTreeMap::new(),
+            elsewhere: BTreeMap::new(),
         }
     }
 }
@@ -175,6 +178,14 @@ impl<G: Game> Registry<G> {
         self.entries.insert(name, Entry { about, keys, build });
     }
 
+    /// Notes that `name`, not an agent of this game, is one of `games` (said in words), so
+    /// that a spec naming it here says so instead of calling it unknown.
+    pub fn note_elsewhere(&mut self, name: &str, games: &str) {
+        if !self.entries.contains_key(name) {
+            self.elsewhere.insert(name.to_string(), games.to_string());
+        }
+    }
+
     /// Removes an agent (for example external engines from a public server); whether it was
     /// there.
     pub fn remove(&mut self, name: &str) -> bool {
@@ -234,13 +245,20 @@ impl<G: Game> Registry<G> {
 
     /// The entry a spec names, its keys checked.
     fn checked(&self, spec: &Spec) -> Result<&Entry<G>, SpecError> {
-        let entry =
-            self.entries
-                .get(spec.name.as_str())
-                .ok_or_else(|| SpecError::UnknownAgent {
+        let entry = self.entries.get(spec.name.as_str()).ok_or_else(|| {
+            match self.elsewhere.get(spec.name.as_str()) {
+                Some(games) => SpecError::OtherGames {
+                    name: spec.name.clone(),
+                    game: G::ID.to_string(),
+                    games: games.clone(),
+                    valid: self.names().join(", "),
+                },
+                None => SpecError::UnknownAgent {
                     name: spec.name.clone(),
                     valid: self.names().join(", "),
-                })?;
+                },
+            }
+        })?;
         spec.check_keys(&entry.keys)?;
         Ok(entry)
     }

@@ -34,6 +34,18 @@ pub enum SpecError {
         /// The valid names, comma separated.
         valid: String,
     },
+    /// An agent that other games offer, named for a game that has none of that name.
+    #[error("agent {name:?} does not play {game} (it plays {games}); valid agents here: {valid}")]
+    OtherGames {
+        /// The name given.
+        name: String,
+        /// The game asked for.
+        game: String,
+        /// The games that offer it, comma separated.
+        games: String,
+        /// This game's agents, comma separated.
+        valid: String,
+    },
     /// A key the agent does not take.
     #[error("agent {agent:?} has no parameter {key:?}; valid keys: {valid}")]
     UnknownKey {

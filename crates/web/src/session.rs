@@ -244,12 +244,19 @@ impl<G: WebGame> GameSession<G> {
             .describe()
             .iter()
             .any(|a| a.name == parsed.name && a.keys.iter().any(|(k, _)| *k == "model"));
+        // The models this agent can play: those whose card names it.
+        let playable: Vec<&Model> = self
+            .models
+            .iter()
+            .filter(|m| m.algo == parsed.name)
+            .collect();
         if takes_model && !parsed.params.contains_key("model") {
-            let specs: Vec<String> = self.models.iter().map(Model::spec).collect();
+            let specs: Vec<String> = playable.iter().map(|m| m.spec()).collect();
             return Err(ApiError::bad_request(if specs.is_empty() {
                 format!(
-                    "{:?} plays a trained model, and this server offers none for {}",
+                    "{:?} plays a trained model, and this server offers no {} model for {}",
                     clip(spec),
+                    parsed.name,
                     G::ID
                 )
             } else {
@@ -262,18 +269,20 @@ impl<G: WebGame> GameSession<G> {
         }
         if let Some(name) = parsed.params.get("model").cloned() {
             let model = self.models.iter().find(|m| m.name == name).ok_or_else(|| {
-                let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+                let names: Vec<&str> = playable.iter().map(|m| m.name.as_str()).collect();
                 ApiError::bad_request(if names.is_empty() {
                     format!(
-                        "model {:?}: this server offers no models for {}",
+                        "model {:?}: this server offers no {} models for {}",
                         clip(&name),
+                        parsed.name,
                         G::ID
                     )
                 } else {
                     format!(
-                        "model {:?} is not one of this server's models for {}: choose one by \
-                         name ({})",
+                        "model {:?} is not one of this server's {} models for {}: choose one \
+                         by name ({})",
                         clip(&name),
+                        parsed.name,
                         G::ID,
                         names.join(", ")
                     )

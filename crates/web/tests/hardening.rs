@@ -194,8 +194,15 @@ fn with_models() -> Router {
         path: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../models/othello8-dqn.safetensors"),
     };
+    let cnn = web::Model {
+        name: "othello8-cnn".into(),
+        game: "othello8".into(),
+        algo: "cnn-minimax".into(),
+        path: std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../models/othello8-cnn.safetensors"),
+    };
     web::router(
-        Catalog::standard().with_models(vec![model]),
+        Catalog::standard().with_models(vec![model, cnn]),
         ServerConfig::default(),
     )
 }
@@ -207,7 +214,10 @@ async fn models_are_chosen_by_name_and_no_path_is_ever_read() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         catalog["models"],
-        json!([{"name": "othello8-dqn", "game": "othello8", "algo": "dqn", "spec": "dqn:model=othello8-dqn"}]),
+        json!([
+            {"name": "othello8-dqn", "game": "othello8", "algo": "dqn", "spec": "dqn:model=othello8-dqn"},
+            {"name": "othello8-cnn", "game": "othello8", "algo": "cnn-minimax", "spec": "cnn-minimax:model=othello8-cnn"}
+        ]),
         "models are listed by name and game, never by path"
     );
     // Paths, even to real files, are refused without reading them.
@@ -216,19 +226,30 @@ async fn models_are_chosen_by_name_and_no_path_is_ever_read() {
     for spec in [
         "dqn:model=/etc/passwd".to_string(),
         format!("dqn:model={}", real.display()),
-        "q-mlp:model=/proc/self/environ".to_string(),
         "dqn:model=models/othello8-dqn.safetensors".to_string(),
     ] {
         let (status, err) = create(&app, json!({"game": "othello8", "white": spec})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{spec}: {err}");
         let text = err["error"].as_str().unwrap();
+        // Only the models this agent plays are suggested.
         assert!(
-            text.contains("is not one of this server's models for othello8")
-                && text.contains("othello8-dqn"),
+            text.contains("is not one of this server's dqn models for othello8: choose one by name (othello8-dqn)"),
             "{spec}: {text}"
         );
         assert!(!text.contains("root") && !text.contains("card"), "{text}");
     }
+    let (status, err) = create(
+        &app,
+        json!({"game": "othello8", "white": "q-mlp:model=/proc/self/environ"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let text = err["error"].as_str().unwrap();
+    assert!(
+        text.contains("this server offers no q-mlp models for othello8"),
+        "{text}"
+    );
+    assert!(!text.contains("root"), "{text}");
     // The agent alone names the models to choose from.
     let (status, err) = create(&app, json!({"game": "othello8", "white": "dqn"})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -236,7 +257,7 @@ async fn models_are_chosen_by_name_and_no_path_is_ever_read() {
         err["error"]
             .as_str()
             .unwrap()
-            .contains("dqn:model=othello8-dqn"),
+            .contains("needs a model: choose one by name (dqn:model=othello8-dqn)"),
         "{err}"
     );
     // The 8x8 model is not offered for 6x6.
@@ -250,7 +271,7 @@ async fn models_are_chosen_by_name_and_no_path_is_ever_read() {
         err["error"]
             .as_str()
             .unwrap()
-            .contains("no models for othello6"),
+            .contains("no dqn models for othello6"),
         "{err}"
     );
     // By name it plays.
