@@ -261,8 +261,8 @@ fn openings<G: CliGame + CatalogGame>(
     needed: usize,
 ) -> Result<(Vec<Opening<G>>, String)> {
     if let Some(path) = &args.openings {
-        let text = crate::input::read_to_string(path)
-            .with_context(|| format!("reading openings from {}", path.display()))?;
+        // The reader's error names the file already.
+        let text = crate::input::read_to_string(path).context("--openings")?;
         let list = parse_openings::<G>(&text).with_context(|| format!("in {}", path.display()))?;
         if list.is_empty() {
             bail!("{} holds no openings", path.display());

@@ -211,8 +211,11 @@ fn parse_range(text: &str) -> Result<(usize, usize)> {
         (Ok(a), Ok(b)) => (a, b),
         _ => bail!("bad range {text:?}: expected FIRST-LAST such as 20-39"),
     };
-    if a < 1 || b > 59 || a > b {
+    if a < 1 || b > 59 {
         bail!("bad range {text:?}: FFO positions are numbered 1 to 59");
+    }
+    if a > b {
+        bail!("bad range {text:?}: the first position comes after the last");
     }
     Ok((a, b))
 }

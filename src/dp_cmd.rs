@@ -35,10 +35,11 @@ pub fn run(args: &DpArgs) -> Result<()> {
     if args.game != GameId::Othello4 {
         bail!("value iteration enumerates every reachable position: only othello4 is small enough ({} is not)", args.game);
     }
-    let discount_ok = args.discount > 0.0 && args.discount <= 1.0;
-    let tolerance_ok = args.tolerance > 0.0 && args.tolerance <= 1.0;
-    if !discount_ok || !tolerance_ok {
-        bail!("--discount must be in (0, 1] and --tolerance in (0, 1]");
+    if !(args.discount > 0.0 && args.discount <= 1.0) {
+        bail!("--discount {}: must be in (0, 1]", args.discount);
+    }
+    if !(args.tolerance > 0.0 && args.tolerance <= 1.0) {
+        bail!("--tolerance {}: must be in (0, 1]", args.tolerance);
     }
     let config = ValueIterationConfig {
         discount: args.discount,

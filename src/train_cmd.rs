@@ -98,7 +98,7 @@ fn option_read_by(id: &str, algo: Algo) -> Option<bool> {
         | "train_every" | "parallel" | "target_sync" | "epsilon_start" | "epsilon_end"
         | "epsilon_decay" | "uct_c" | "no_augment" | "encoding" | "end_reward"
         | "steps_per_episode" => dqn,
-        "learn_from" => matches!(algo, DqnSelfPlay | DqnCompetitive),
+        "learn_from" => algo == DqnCompetitive,
         "batch_size" => dqn || supervised,
         "gamma" => dqn || algo == QMlp,
         "lr" => neural,
@@ -309,7 +309,7 @@ pub struct TrainArgs {
         "warmup", "train_every", "parallel", "gamma", "lr", "target_sync", "epsilon_start",
         "epsilon_end", "epsilon_decay", "uct_c", "no_augment", "encoding", "end_reward",
         "steps_per_episode", "learn_from", "always_black", "opponent_mix", "normal_init",
-        "sgd_per_epoch",
+        "sgd_per_epoch", "eval_opponents",
     ])]
     pub preset: Option<String>,
     /// seed001: switch on one of the design's code defects (repeatable): greedy-lowest (the
@@ -772,7 +772,10 @@ fn q_table(args: &TrainArgs) -> Result<()> {
         bail!("q-table tabulates every position: only othello4 is small enough ({game} is not)");
     }
     if args.resume {
-        bail!("q-table runs take seconds and have no checkpoints: run again without --resume");
+        bail!(
+            "q-table runs take seconds and keep no checkpoints, so they cannot be resumed: run \
+             the command again with --force (it replaces the run in --out)"
+        );
     }
     let episodes = args.episodes.unwrap_or(2_000_000);
     if episodes == 0 {
@@ -783,7 +786,14 @@ fn q_table(args: &TrainArgs) -> Result<()> {
     }
     // At most one evaluation per episode (so a short run with the default 20 evaluates each).
     let evals = args.evals.min(episodes);
-    let dir = RunDir::create(&args.out, args.force).map_err(cli_error)?;
+    let dir = RunDir::create(&args.out, args.force).map_err(|e| match e {
+        RunError::Exists(path) => anyhow!(
+            "{} already holds a run: add --force to start it over (q-table runs cannot be \
+             resumed), or choose another --out",
+            path.display()
+        ),
+        e => cli_error(e),
+    })?;
     let config = QTableConfig {
         episodes,
         seed: args.seed,
@@ -869,6 +879,47 @@ fn dqn_config(args: &TrainArgs, episodes: usize) -> DqnConfig {
     }
 }
 
+/// Refuses dqn options given that the chosen settings leave unread: the resnet's size with
+/// `--arch seed-resnet` (a fixed network), ε with a behaviour that is not `epsilon`, the UCT
+/// constant with one that is not `uct`, `--train-every` when `--steps-per-episode` paces
+/// learning.
+fn check_dqn_options(args: &TrainArgs) -> Result<()> {
+    let given = |ids: &[&str]| -> Vec<String> {
+        ids.iter()
+            .filter(|id| args.given.iter().any(|g| g == *id))
+            .map(|id| format!("--{}", id.replace('_', "-")))
+            .collect()
+    };
+    let refuse = |flags: Vec<String>, why: &str| -> Result<()> {
+        if flags.is_empty() {
+            return Ok(());
+        }
+        bail!("{} {why}", flags.join(", "));
+    };
+    if matches!(args.arch, ArchArg::SeedResnet) {
+        refuse(
+            given(&["blocks", "channels"]),
+            "size the resnet: --arch seed-resnet is the design's fixed network",
+        )?;
+    }
+    if args.behaviour != Behaviour::Epsilon {
+        refuse(
+            given(&["epsilon_start", "epsilon_end", "epsilon_decay"]),
+            "apply to --behaviour epsilon only",
+        )?;
+    }
+    if args.behaviour != Behaviour::Uct {
+        refuse(given(&["uct_c"]), "applies to --behaviour uct only")?;
+    }
+    if args.steps_per_episode > 0 {
+        refuse(
+            given(&["train_every"]),
+            "is not read when --steps-per-episode sets the gradient steps",
+        )?;
+    }
+    Ok(())
+}
+
 /// The run's settings from the arguments (a fresh run): the preset's, or the flags'.
 fn run_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     let Some(name) = &args.preset else {
@@ -915,6 +966,7 @@ fn flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     if args.algo.is_value() {
         return value_config(args, game, episodes);
     }
+    check_dqn_options(args)?;
     Ok(RunConfig {
         algo: args.algo.name().into(),
         game: game.to_string(),
@@ -1031,6 +1083,11 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
         }
     });
     let arch: learn::value::ValueArch = net.parse().map_err(|e| anyhow!("--net: {e}"))?;
+    if matches!(arch, learn::value::ValueArch::Mlp { .. })
+        && args.given.iter().any(|g| g == "mobility")
+    {
+        bail!("--mobility reads a CNN's mobility planes: the MLP `{net}` takes the stones only");
+    }
     let input = match arch {
         learn::value::ValueArch::Cnn { .. } => learn::value::ValueInput::PaperPlanes {
             mobility: args.mobility,
@@ -1095,11 +1152,15 @@ fn cli_error(e: RunError) -> anyhow::Error {
             path.display()
         ),
         RunError::NotEmpty(path) => anyhow!(
-            "--out {} is not empty and holds no run: choose another --out",
+            "--out {} is not empty and holds no run: choose another --out (or add --force when \
+             it holds only what a run stopped before writing config.json left there)",
             path.display()
         ),
         e @ RunError::Foreign { .. } => anyhow!("--out: {e}"),
-        e @ (RunError::NoRun(_) | RunError::Mismatch { .. }) => anyhow!("--resume: {e}"),
+        e @ RunError::NoRun(_) => {
+            anyhow!("--resume: {e}; a run stopped before writing it starts over with --force")
+        }
+        e @ RunError::Mismatch { .. } => anyhow!("--resume: {e}"),
         e @ RunError::NoUsableCheckpoint { .. } => {
             anyhow!("--resume: {e} (--force starts it over)")
         }

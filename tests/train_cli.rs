@@ -534,11 +534,62 @@ fn settings_out_of_range_are_refused_before_anything_is_written() {
         ),
         (
             &["dqn", "--game", "othello4", "--batch-size", "100000000"][..],
-            "batch size must be from 1 to 65536",
+            "--batch-size 100000000: must be from 1 to 65536",
         ),
         (
             &["dqn", "--game", "othello4", "--lr", "99999999999999999999"][..],
-            "learning rate must be above 0 and at most 10",
+            "the learning rate must be above 0 and at most 10",
+        ),
+        (
+            &["dqn", "--game", "othello4", "--parallel", "0"][..],
+            "--parallel 0: games played at once must be from 1 to 4096",
+        ),
+        (
+            &["dqn", "--game", "othello4", "--gamma", "2"][..],
+            "--gamma 2: the discount must be within [0, 1]",
+        ),
+        (
+            &["dqn", "--game", "othello4", "--epsilon-start", "2"][..],
+            "--epsilon-start 2: ε must be within [0, 1]",
+        ),
+        // Settings the chosen set-up would not read are refused, not ignored.
+        (
+            &["dqn", "--arch", "seed-resnet", "--blocks", "5"][..],
+            "--blocks size the resnet: --arch seed-resnet is the design's fixed network",
+        ),
+        (
+            &["dqn", "--behaviour", "greedy", "--epsilon-end", "0.1"][..],
+            "--epsilon-end apply to --behaviour epsilon only",
+        ),
+        (
+            &["dqn", "--uct-c", "0.5"][..],
+            "--uct-c applies to --behaviour uct only",
+        ),
+        (
+            &["dqn", "--steps-per-episode", "2", "--train-every", "4"][..],
+            "--train-every is not read when --steps-per-episode",
+        ),
+        (
+            &["dqn-self-play", "--learn-from", "every-move"][..],
+            "--learn-from is not a setting of `train dqn-self-play`",
+        ),
+        (
+            &["q-mlp", "--game", "othello4", "--episodes", "15"][..],
+            "the episodes must be a multiple of 10, not 15",
+        ),
+        (
+            &[
+                "mlp-supervised",
+                "--data",
+                "/nonexistent",
+                "--mobility",
+                "exactly",
+            ][..],
+            "--mobility reads a CNN's mobility planes",
+        ),
+        (
+            &["q-mlp", "--preset", "seed001", "--eval-opponent", "greedy"][..],
+            "cannot be used with",
         ),
         (
             &["q-table", "--episodes", "1000", "--evals", "0"][..],

@@ -39,12 +39,11 @@ pub struct ReproduceArgs {
     /// Replace a report folder that already exists.
     #[arg(long)]
     pub force: bool,
-    /// Games per pair in the evaluations (colours swapped; default 200).
+    /// Games per pair in the evaluations (colours swapped).
     #[arg(long, default_value_t = 200)]
     pub games: usize,
     /// Scale of the experiment's own sizes: episodes, training games and match games are
-    /// multiplied by this (default 1; small values make quick smoke runs, whose numbers mean
-    /// little).
+    /// multiplied by this (small values make quick smoke runs, whose numbers mean little).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
     /// Seed of everything random in the experiment.
@@ -261,7 +260,19 @@ impl Report {
             let _ = write!(md, "## {heading}\n\n{body}\n\n");
         }
         if !self.commands.is_empty() {
-            md.push_str("## Commands\n\nEach part on its own:\n\n```\n");
+            md.push_str(
+                if self
+                    .commands
+                    .iter()
+                    .any(|c| c.starts_with("stonelab arena"))
+                {
+                    "## Commands\n\nEach part on its own (an `arena` command plays the same \
+                     match with its own per-game seeds: its figures agree with this report's \
+                     within the intervals, not game for game):\n\n```\n"
+                } else {
+                    "## Commands\n\nEach part on its own:\n\n```\n"
+                },
+            );
             for c in &self.commands {
                 md.push_str(c);
                 md.push('\n');

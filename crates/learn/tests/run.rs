@@ -437,6 +437,90 @@ fn a_cut_log_is_refused_on_resume() {
     );
 }
 
+/// A config.json changed after a checkpoint (a network's width, an epoch's games) is refused
+/// on resume, naming each setting with both values, and nothing changes; raising only the
+/// total of episodes is a resume. For every trainer.
+#[test]
+fn a_config_changed_since_the_checkpoint_is_refused_on_resume() {
+    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
+        let root = folder(&format!("{algo}-edited"));
+        let config = tiny(algo, "othello4", 16);
+        run::<Othello4>(&root, &config, true).expect("run");
+        let path = root.join("config.json");
+        let log = std::fs::read_to_string(root.join("log.csv")).expect("log.csv");
+        let mut edited = config.clone();
+        edited.episodes = 32;
+        let changed = if let Some(q) = edited.q_mlp.as_mut() {
+            q.games_per_epoch = 8;
+            "q_mlp.games_per_epoch: 4 in the checkpoint, 8 now"
+        } else if let Some(d) = edited.dqn.as_mut() {
+            d.arch = QNetArch::Resnet {
+                blocks: 1,
+                channels: 16,
+            };
+            "dqn.arch.channels: 8 in the checkpoint, 16 now"
+        } else {
+            unreachable!()
+        };
+        let text = serde_json::to_string_pretty(&edited).expect("json");
+        std::fs::write(&path, &text).expect("edit");
+        let e = resume(&root, algo, "othello4", None)
+            .map(|_| ())
+            .expect_err("edited");
+        let message = e.to_string();
+        assert!(
+            message.contains("changed since checkpoint") && message.contains(changed),
+            "{algo}: {message}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).expect("config"), text);
+        assert_eq!(
+            std::fs::read_to_string(root.join("log.csv")).expect("log"),
+            log,
+            "{algo}: nothing changed"
+        );
+        // Put back, with a larger total only: it resumes.
+        let mut more = config.clone();
+        more.episodes = 24;
+        std::fs::write(&path, serde_json::to_string_pretty(&more).expect("json")).expect("w");
+        assert!(resume(&root, algo, "othello4", None).is_ok(), "{algo}");
+    }
+}
+
+/// A resume changes no log by itself: the rows after the checkpoint stay until training
+/// starts from it (a resume whose model then fails to load leaves the logs whole).
+#[test]
+fn resume_leaves_the_logs_to_training() {
+    let root = folder("logs-stay");
+    let mut config = tiny("dqn", "othello4", 16);
+    config.checkpoint_every = 8;
+    run::<Othello4>(&root, &config, true).expect("run");
+    // Drop the newest checkpoint: the log runs 8 episodes past the remaining one.
+    let checkpoints = root.join(CHECKPOINTS);
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&checkpoints)
+        .expect("read")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    std::fs::remove_dir_all(folders.last().expect("a checkpoint")).expect("remove");
+    let log = std::fs::read_to_string(root.join("log.csv")).expect("log.csv");
+    let before = logs(&root);
+    let resumed = resume(&root, "dqn", "othello4", None).expect("resume");
+    assert_eq!(resumed.from.as_ref().map(|c| c.episode), Some(8));
+    assert_eq!(
+        std::fs::read_to_string(root.join("log.csv")).expect("log.csv"),
+        log,
+        "resume alone cut the log"
+    );
+    run::<Othello4>(&root, &config, false).expect("resumed run");
+    assert_eq!(
+        logs(&root),
+        before,
+        "the resumed run ends with the same logs"
+    );
+}
+
 /// Copies the folder `from` to `to` (files and folders).
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -559,8 +643,9 @@ fn flip_bytes(path: &Path) {
 }
 
 /// The files of the newest checkpoint are damaged one at a time (sixteen bytes flipped in the
-/// network, target network, optimiser, replay, visit counts, counters and `state.json`, and
-/// `state.json` edited to another episode as valid JSON), for every trainer: each resume
+/// network, target network, optimiser, replay, visit counts, counters, the run's settings and
+/// `state.json`, and `state.json` edited to another episode as valid JSON), for every trainer:
+/// each resume
 /// refuses that checkpoint, says which file of which folder is damaged and that it falls back
 /// to the older one, sets the damaged folder aside, and ends with exactly the uninterrupted
 /// run's logs and models (weights and cards, byte for byte).
@@ -594,12 +679,13 @@ fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older
             listed, others,
             "{algo}: the manifest lists every other file"
         );
+        // The trainer's files, the run's settings (config.json) and state.json.
         let expected_files = if algo == "dqn-competitive" {
-            13
+            14
         } else if algo == "dqn" || algo == "dqn-self-play" {
-            7
+            8
         } else {
-            4
+            5
         };
         assert_eq!(files.len(), expected_files, "{algo}: {files:?}");
 

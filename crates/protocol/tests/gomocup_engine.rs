@@ -472,7 +472,7 @@ fn renju_fouls_are_refused_in_turns_but_accepted_in_boards() {
     assert_eq!(
         out,
         [
-            "ERROR unsupported game 15x15 freestyle: no brain for 15x15 freestyle",
+            "ERROR no brain for 15x15 freestyle",
             "OK",
             "0,14",
             "ERROR 7,7 is forbidden for black under renju (double three)",
@@ -677,7 +677,7 @@ fn agent_brains_play_whole_games() {
     let mut engine = GomocupEngine::new(factory);
     assert_eq!(
         run(&mut engine, &["START 20"]),
-        ["ERROR unsupported game 20x20 freestyle: this engine plays only 15x15 freestyle (gomoku15), not 20x20 freestyle"]
+        ["ERROR this engine plays only 15x15 freestyle (gomoku15), not 20x20 freestyle"]
     );
 }
 

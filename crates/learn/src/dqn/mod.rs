@@ -208,41 +208,67 @@ impl DqnConfig {
     /// # Errors
     /// A message naming the first bad setting.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(bool, &str); 9] = [
+        // Each names its command-line flag (config.json's key is the same in snake case) and
+        // the value found.
+        let checks: [(bool, String); 10] = [
             (
                 (1..=4096).contains(&self.parallel),
-                "parallel games must be from 1 to 4096",
+                format!(
+                    "--parallel {}: games played at once must be from 1 to 4096",
+                    self.parallel
+                ),
             ),
             (
                 (1..=65_536).contains(&self.batch_size),
-                "batch size must be from 1 to 65536",
+                format!("--batch-size {}: must be from 1 to 65536", self.batch_size),
             ),
             (
                 (1..=10_000_000).contains(&self.replay_capacity),
-                "replay capacity must be from 1 to 10000000 transitions",
+                format!(
+                    "--replay {}: the replay buffer holds from 1 to 10000000 transitions",
+                    self.replay_capacity
+                ),
             ),
-            (self.train_every >= 1, "train-every must be at least 1"),
+            (
+                self.train_every >= 1,
+                format!("--train-every {}: must be at least 1", self.train_every),
+            ),
             (
                 (0.0..=1.0).contains(&self.gamma),
-                "gamma must be within [0, 1]",
+                format!("--gamma {}: the discount must be within [0, 1]", self.gamma),
             ),
             (
                 self.learning_rate > 0.0 && self.learning_rate <= crate::run::MAX_LEARNING_RATE,
-                "learning rate must be above 0 and at most 10",
+                format!(
+                    "--lr {}: the learning rate must be above 0 and at most 10",
+                    self.learning_rate
+                ),
             ),
-            (self.target_sync >= 1, "target sync must be at least 1"),
             (
-                (0.0..=1.0).contains(&self.epsilon_start)
-                    && (0.0..=1.0).contains(&self.epsilon_end),
-                "epsilon must be within [0, 1]",
+                self.target_sync >= 1,
+                format!("--target-sync {}: must be at least 1", self.target_sync),
+            ),
+            (
+                (0.0..=1.0).contains(&self.epsilon_start),
+                format!(
+                    "--epsilon-start {}: ε must be within [0, 1]",
+                    self.epsilon_start
+                ),
+            ),
+            (
+                (0.0..=1.0).contains(&self.epsilon_end),
+                format!(
+                    "--epsilon-end {}: ε must be within [0, 1]",
+                    self.epsilon_end
+                ),
             ),
             (
                 self.uct_c >= 0.0 && self.uct_c.is_finite(),
-                "uct c must be non-negative",
+                format!("--uct-c {}: must be a finite number, 0 or more", self.uct_c),
             ),
         ];
         match checks.iter().find(|(ok, _)| !ok) {
-            Some((_, why)) => Err((*why).into()),
+            Some((_, why)) => Err(why.clone()),
             // The board is not known here: the size check leaves out the board-sized dense
             // layer (a few hundred thousand weights at most), which the model's load counts.
             None => self.arch.check(self.encoding.planes(), 0),

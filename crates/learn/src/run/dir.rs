@@ -520,22 +520,78 @@ impl RunDir {
             .collect()
     }
 
-    /// Cuts `log.csv` and `eval.csv` back to the rows of episodes up to `to`'s (the rest came
-    /// after it, or were cut short by a kill); without a checkpoint, removes them.
+    /// Checks that `log.csv` holds every episode up to `episode` (a checkpoint's), so that a
+    /// resume from it leaves no gap. Changes nothing.
+    ///
+    /// # Errors
+    /// [`RunError::Io`] naming the missing rows.
+    pub fn check_log(&self, episode: usize) -> Result<(), RunError> {
+        check_log_complete(&self.file(LOG), episode)
+    }
+
+    /// Checks that `config.json` holds the settings `checkpoint` was trained under (the copy
+    /// the checkpoint keeps; checkpoints written before it kept one pass), the total of
+    /// episodes aside: a resume may raise it.
+    ///
+    /// # Errors
+    /// [`RunError::BadConfig`] naming the settings that differ.
+    pub fn check_config_of(&self, checkpoint: &Checkpoint) -> Result<(), RunError> {
+        let kept = checkpoint.path.join(CONFIG);
+        let Ok(then) = read_regular(&kept, MAX_SMALL_FILE) else {
+            return Ok(());
+        };
+        let path = self.file(CONFIG);
+        let now = read_regular(&path, MAX_SMALL_FILE).map_err(|source| RunError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let parse = |bytes: &[u8]| -> Option<serde_json::Value> {
+            let mut value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+            value.as_object_mut()?.remove("episodes");
+            Some(value)
+        };
+        let (Some(then), Some(now)) = (parse(&then), parse(&now)) else {
+            return Err(RunError::BadConfig {
+                path,
+                why: "not the settings of a run".into(),
+            });
+        };
+        let mut differ = Vec::new();
+        json_paths_differing("", &then, &now, &mut differ);
+        if differ.is_empty() {
+            return Ok(());
+        }
+        let shown: Vec<String> = differ.iter().take(4).cloned().collect();
+        Err(RunError::BadConfig {
+            path,
+            why: format!(
+                "changed since checkpoint {} was written ({}{}): a run resumes with the settings \
+                 it was trained with; put them back, or start a new run",
+                checkpoint.path.display(),
+                shown.join("; "),
+                if differ.len() > shown.len() {
+                    format!("; {} more", differ.len() - shown.len())
+                } else {
+                    String::new()
+                }
+            ),
+        })
+    }
+
+    /// Cuts `log.csv` and `eval.csv` back to the rows of episodes up to `episode` (the rest
+    /// came after it, or were cut short by a kill); at episode 0, removes them. A resumed run
+    /// does this when training starts, once its trainer is built, so a resume that fails
+    /// before leaves the logs as they were.
     ///
     /// # Errors
     /// [`RunError::Io`] when a file cannot be rewritten.
-    pub fn rewind(&self, to: Option<&Checkpoint>) -> Result<(), RunError> {
-        if let Some(cp) = to {
-            check_log_complete(&self.file(LOG), cp.episode)?;
-        }
+    pub fn rewind_to(&self, episode: usize) -> Result<(), RunError> {
         for name in [LOG, EVAL] {
             let path = self.file(name);
-            match to {
-                Some(cp) => truncate_csv(&path, cp.episode)?,
-                None => {
-                    let _ = fs::remove_file(&path);
-                }
+            if episode > 0 {
+                truncate_csv(&path, episode)?;
+            } else {
+                let _ = fs::remove_file(&path);
             }
         }
         Ok(())
@@ -579,6 +635,11 @@ impl RunDir {
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir_all(&tmp).map_err(io(&tmp))?;
         save(&tmp)?;
+        // The settings this checkpoint was trained under, so a resume can tell whether
+        // config.json was changed since (covered by the manifest like every other file).
+        if let Ok(bytes) = read_regular(&self.file(CONFIG), MAX_SMALL_FILE) {
+            write_atomic(&tmp.join(CONFIG), &bytes)?;
+        }
         let files = manifest(&tmp)?;
         let body = StateBody {
             format: STATE_FORMAT,
@@ -747,5 +808,37 @@ impl CsvLog {
     /// [`RunError::Io`].
     pub fn flush(&mut self) -> Result<(), RunError> {
         self.out.flush().map_err(io(&self.path))
+    }
+}
+
+/// Collects, as "path: X there, Y here", the leaves where `then` (a checkpoint's settings) and
+/// `now` (config.json's) differ.
+fn json_paths_differing(
+    path: &str,
+    then: &serde_json::Value,
+    now: &serde_json::Value,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value;
+    if let (Value::Object(a), Value::Object(b)) = (then, now) {
+        let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        for key in keys {
+            let inner = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            let missing = Value::Null;
+            json_paths_differing(
+                &inner,
+                a.get(key).unwrap_or(&missing),
+                b.get(key).unwrap_or(&missing),
+                out,
+            );
+        }
+    } else if then != now {
+        out.push(format!("{path}: {then} in the checkpoint, {now} now"));
     }
 }

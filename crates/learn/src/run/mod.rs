@@ -340,6 +340,13 @@ impl RunConfig {
                         "games_per_epoch must be at least 1".into(),
                     ));
                 }
+                if !self.episodes.is_multiple_of(q.games_per_epoch) {
+                    return Err(RunError::Settings(format!(
+                        "q-mlp trains in epochs of {} games: the episodes must be a multiple of \
+                         {}, not {}",
+                        q.games_per_epoch, q.games_per_epoch, self.episodes
+                    )));
+                }
                 if !(q.learning_rate > 0.0 && q.learning_rate <= MAX_LEARNING_RATE) {
                     return Err(RunError::Settings(format!(
                         "learning rate must be above 0 and at most {MAX_LEARNING_RATE}, not {}",
@@ -419,19 +426,21 @@ pub struct Resumed {
 }
 
 /// Opens the `algo` run on `game` in `root` to continue it: its settings (with `episodes` as
-/// the new total when given), and its newest usable checkpoint, with the logs cut back to
-/// that checkpoint (or removed when there is none: the run starts over).
+/// the new total when given), and its newest usable checkpoint, its log checked complete up
+/// to it. [`train`] cuts the logs back to that checkpoint (or removes them when there is none:
+/// the run starts over) when it starts, so a resume that fails before (a model that does not
+/// load) leaves them as they were.
 ///
 /// A checkpoint is usable when its files all match its manifest ([`RunDir::checkpoint`]).
 /// Newer checkpoint folders that are damaged or incomplete are passed over, each with a
-/// warning, and renamed `damaged-ep-N` once the logs are rewound, so the run continues exactly
-/// as it would have from the older checkpoint.
+/// warning, and renamed `damaged-ep-N`, so the run continues exactly as it would have from
+/// the older checkpoint.
 ///
 /// # Errors
 /// [`RunError::NoRun`], [`RunError::Mismatch`], [`RunError::BadConfig`],
 /// [`RunError::NoUsableCheckpoint`] (checkpoints there, none usable), or [`RunError::Io`];
-/// nothing is changed then (but for an [`RunError::Io`] while renaming a damaged folder,
-/// after the logs were rewound: the next resume passes over that folder again).
+/// nothing is changed then (but for an [`RunError::Io`] while renaming a damaged folder: the
+/// next resume passes over that folder again).
 pub fn resume(
     root: &std::path::Path,
     algo: &str,
@@ -468,7 +477,10 @@ pub fn resume(
             )));
         }
     }
-    dir.rewind(checkpoint.as_ref())?;
+    if let Some(cp) = &checkpoint {
+        dir.check_config_of(cp)?;
+        dir.check_log(cp.episode)?;
+    }
     let mut warnings = Vec::new();
     let older = checkpoint.as_ref().map_or_else(String::new, |cp| {
         format!(
@@ -752,6 +764,9 @@ pub fn train<G: Game>(
 ) -> Result<Summary, RunError> {
     config.validate()?;
     let started_at = trainer.episode();
+    // Rows after the episode training resumes from (or any, for a run starting over) came
+    // from the run that was stopped: they go now, not before the trainer was built.
+    dir.rewind_to(started_at)?;
     let started = Instant::now();
     let mut summary = Summary {
         started_at,

@@ -544,9 +544,8 @@ impl GomocupEngine {
             .into());
         }
         let rule = self.rule;
-        let session = self
-            .new_session(n, rule)
-            .map_err(|why| format!("unsupported game {n}x{n} {rule}: {why}"))?;
+        // The factory's and brain's reasons name the board and rule themselves.
+        let session = self.new_session(n, rule)?;
         self.game = Some(session);
         self.spent = Duration::ZERO;
         self.time.time_left = None;
