@@ -175,6 +175,15 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     if sprt.is_some() && k != 2 {
         return Err(arena::ArenaError::SprtNeedsTwo(k).into());
     }
+    // Names and keys are checked before the header, so a typo is the only output.
+    for spec in &args.agents {
+        registry
+            .check_names(spec)
+            .map_err(|source| arena::ArenaError::Spec {
+                spec: spec.clone(),
+                source,
+            })?;
+    }
     let total = if sprt.is_some() {
         games_per_pair
     } else {

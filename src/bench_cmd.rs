@@ -119,11 +119,11 @@ fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()
     if !(1..=8).contains(&depth) || count == 0 {
         anyhow::bail!("--depth 1..=8 and --positions at least 1");
     }
-    let (card, _) = learn::checkpoint::read_model(model)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", model.display()))?;
+    // Its errors name the file.
+    let (card, _) = learn::checkpoint::read_model(model)?;
     if card.algo != learn::value::CNN_ALGO && card.algo != learn::value::MLP_ALGO {
         anyhow::bail!(
-            "{}: this is a {} model, not a value network ({} or {}: cnn-supervised, \
+            "{}: this is a model for {}, not a value network ({} or {}: cnn-supervised, \
              mlp-supervised or cnn-selfplay)",
             model.display(),
             card.algo,

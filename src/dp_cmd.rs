@@ -36,10 +36,10 @@ pub fn run(args: &DpArgs) -> Result<()> {
         bail!("value iteration enumerates every reachable position: only othello4 is small enough ({} is not)", args.game);
     }
     if !(args.discount > 0.0 && args.discount <= 1.0) {
-        bail!("--discount {}: must be in (0, 1]", args.discount);
+        bail!("--discount {:?}: must be in (0, 1]", args.discount);
     }
     if !(args.tolerance > 0.0 && args.tolerance <= 1.0) {
-        bail!("--tolerance {}: must be in (0, 1]", args.tolerance);
+        bail!("--tolerance {:?}: must be in (0, 1]", args.tolerance);
     }
     let config = ValueIterationConfig {
         discount: args.discount,

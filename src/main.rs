@@ -46,7 +46,8 @@ enum Command {
     Perft(perft_cmd::PerftArgs),
     /// Solve positions exactly: best move, perfect-play score, nodes and time.
     Solve(solve_cmd::SolveArgs),
-    /// Deterministic benchmarks (FFO endgames, the 6x6 solve) with node-count checksums.
+    /// Benchmarks: the Othello endgame solver (FFO), midgame search and 6x6 solve, the Gomoku
+    /// engine, the DQN network and the value-network minimax, most with node-count checksums.
     Bench(bench_cmd::BenchArgs),
     /// Play agents against each other: a round robin with Elo ratings, or an SPRT match.
     Arena(arena_cmd::ArenaArgs),

@@ -977,6 +977,14 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
     }
     fs::write(out.join("pairs.csv"), csv)?;
     let table = othello_engine::train::fit_probcut(&pairs);
+    if table.rows.is_empty() {
+        bail!(
+            "no regression could be fitted: the {} pairs from {} positions leave fewer than 30 \
+             at every depth and stage (pairs.csv has them); search more --positions",
+            pairs.len(),
+            positions.len()
+        );
+    }
     fs::write(out.join("probcut.txt"), table.to_text())?;
     if !args.quiet {
         eprintln!(

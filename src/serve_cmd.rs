@@ -98,21 +98,35 @@ pub fn catalog(extra: &[PathBuf]) -> Result<(Catalog, Vec<String>)> {
         let prefix = named_after
             .file_name()
             .map_or_else(|| "models".into(), |n| n.to_string_lossy().into_owned());
-        let mut found = find_models(dir, Some(&prefix), &mut warnings);
+        let mut passed_over = Vec::new();
+        let mut found = find_models(dir, Some(&prefix), &mut passed_over);
         let checkpoints = dir.join("checkpoints");
         if checkpoints.is_dir() {
-            found.extend(find_models(&checkpoints, Some(&prefix), &mut warnings));
+            found.extend(find_models(&checkpoints, Some(&prefix), &mut passed_over));
         }
         if found.is_empty() {
             bail!(
                 "--models {}: no model found (files NAME.safetensors with their NAME.json cards, \
-                 in the folder or in a run folder's checkpoints/)",
-                dir.display()
+                 in the folder or in a run folder's checkpoints/){}",
+                dir.display(),
+                if passed_over.is_empty() {
+                    String::new()
+                } else {
+                    format!("; passed over: {}", passed_over.join("; "))
+                }
             );
         }
+        warnings.extend(passed_over);
         models.extend(found);
     }
+    // The same file reached twice (a run folder and its checkpoints/, or one folder given
+    // twice) is offered once.
     models.sort_by(|a, b| a.name.cmp(&b.name));
+    models.dedup_by(|a, b| {
+        a.name == b.name
+            && a.path.canonicalize().ok().is_some()
+            && a.path.canonicalize().ok() == b.path.canonicalize().ok()
+    });
     if let Some(pair) = models.windows(2).find(|w| w[0].name == w[1].name) {
         bail!(
             "two models would be offered as {}: {} and {} (give their folders different names)",
@@ -275,6 +289,11 @@ mod tests {
         let run = root.join("a/myrun");
         assert_eq!(offered(std::slice::from_ref(&run)), ["myrun/last"]);
         assert_eq!(offered(&[run.join("checkpoints")]), ["myrun/last"]);
+        // The same file reached twice is offered once.
+        assert_eq!(
+            offered(&[run.clone(), run.join("checkpoints"), run.clone()]),
+            ["myrun/last"]
+        );
         let error = |dirs: &[PathBuf]| match catalog(dirs) {
             Ok(_) => panic!("{dirs:?} accepted"),
             Err(e) => e.to_string(),
@@ -289,6 +308,13 @@ mod tests {
         std::fs::create_dir_all(root.join("empty")).expect("folder");
         let empty = error(&[root.join("empty")]);
         assert!(empty.contains("no model found"), "{empty}");
+        // A folder whose only model was passed over says why.
+        std::fs::write(root.join("empty/bad.safetensors"), b"x").expect("write");
+        let bad = error(&[root.join("empty")]);
+        assert!(
+            bad.contains("passed over: model") && bad.contains("bad.safetensors: skipped (no card"),
+            "{bad}"
+        );
         let file = run.join("checkpoints/last.json");
         assert!(error(&[file]).contains("not a folder"));
         let _ = std::fs::remove_dir_all(&root);

@@ -208,7 +208,7 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
     let at = |episodes: usize| {
         let mut with = args.clone();
         with.episodes = Some(episodes);
-        run_config(&with, game)
+        preset_or_flag_config(&with, game)
             .ok()
             .and_then(|run| serde_json::to_value(run).ok())
     };
@@ -894,34 +894,60 @@ fn check_dqn_options(args: &TrainArgs) -> Result<()> {
         if flags.is_empty() {
             return Ok(());
         }
-        bail!("{} {why}", flags.join(", "));
+        bail!("{}: {why}", flags.join(", "));
     };
     if matches!(args.arch, ArchArg::SeedResnet) {
         refuse(
             given(&["blocks", "channels"]),
-            "size the resnet: --arch seed-resnet is the design's fixed network",
+            "not read with --arch seed-resnet, the design's fixed network",
         )?;
     }
     if args.behaviour != Behaviour::Epsilon {
         refuse(
             given(&["epsilon_start", "epsilon_end", "epsilon_decay"]),
-            "apply to --behaviour epsilon only",
+            "not read with this --behaviour: ε belongs to --behaviour epsilon",
         )?;
     }
     if args.behaviour != Behaviour::Uct {
-        refuse(given(&["uct_c"]), "applies to --behaviour uct only")?;
+        refuse(
+            given(&["uct_c"]),
+            "not read with this --behaviour: the constant belongs to --behaviour uct",
+        )?;
     }
     if args.steps_per_episode > 0 {
         refuse(
             given(&["train_every"]),
-            "is not read when --steps-per-episode sets the gradient steps",
+            "not read when --steps-per-episode sets the gradient steps",
         )?;
+    }
+    Ok(())
+}
+
+/// Refuses a q-mlp total of episodes (a new run's, or a resume's `--episodes`) that does not
+/// fill whole epochs: the trainer plays epochs of `games_per_epoch` games and would go past it.
+fn check_whole_epochs(run: &RunConfig) -> Result<()> {
+    if let (true, Some(q)) = (run.algo == "q-mlp", &run.q_mlp) {
+        let per = q.games_per_epoch.max(1);
+        if !run.episodes.is_multiple_of(per) {
+            bail!(
+                "--episodes {}: q-mlp trains in epochs of {per} games, so the episodes must be \
+                 a multiple of {per}",
+                run.episodes
+            );
+        }
     }
     Ok(())
 }
 
 /// The run's settings from the arguments (a fresh run): the preset's, or the flags'.
 fn run_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
+    let run = preset_or_flag_config(args, game)?;
+    check_whole_epochs(&run)?;
+    Ok(run)
+}
+
+/// [`run_config`] before its checks.
+fn preset_or_flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     let Some(name) = &args.preset else {
         return flag_config(args, game);
     };
@@ -1229,6 +1255,7 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         }
         // A new total is the run's from now on: a later plain --resume goes on to it.
         if args.episodes.is_some() {
+            check_whole_epochs(&run)?;
             dir.write_config(&run)?;
         }
         (dir, run, from)

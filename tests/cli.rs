@@ -240,7 +240,14 @@ fn bad_arguments_are_reported() {
     for (args, says) in [
         (&["perft", "--depth", "0"][..], "--depth 0 counts nothing"),
         (&["perft", "--threads", "0"][..], "--threads"),
-        (&["dp", "--tolerance", "1e300"][..], "--tolerance in (0, 1]"),
+        (
+            &["dp", "--tolerance", "1e300"][..],
+            "--tolerance 1e300: must be in (0, 1]",
+        ),
+        (
+            &["dp", "--discount", "0"][..],
+            "--discount 0.0: must be in (0, 1]",
+        ),
         (
             &["arena", "--agents", "alphabeta:tt=99", "random"][..],
             "expected a whole number from 4 to 24",

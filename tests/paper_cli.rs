@@ -168,7 +168,10 @@ fn the_paper_pipeline_runs_end_to_end() {
         &["--from", straight.to_str().unwrap()],
     );
     assert!(!ok);
-    assert!(err.contains("mlp-minimax model, not cnn-minimax"), "{err}");
+    assert!(
+        err.contains("a model for mlp-minimax, not cnn-minimax"),
+        "{err}"
+    );
 
     // The agents: batched leaves search exactly as one at a time.
     let (ok, out, err) = stonelab(

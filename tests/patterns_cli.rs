@@ -284,3 +284,28 @@ fn part_samples(path: &Path) -> Vec<(u32, bool)> {
         })
         .collect()
 }
+
+/// `train probcut` on too few positions to fit any regression is an error that says so (the
+/// searched pairs are kept), not an empty table with exit status 0.
+#[test]
+fn probcut_with_too_few_pairs_for_any_regression_is_an_error() {
+    let dir = run_dir("probcut-too-few");
+    let wthor = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/othello/wthor");
+    let (ok, _, err) = run(&[
+        "train".into(),
+        "probcut".into(),
+        "--wthor".into(),
+        wthor.to_str().expect("utf-8").into(),
+        "--positions".into(),
+        "3".into(),
+        "--depth".into(),
+        "4".into(),
+        "--out".into(),
+        dir.to_str().expect("utf-8").into(),
+        "--quiet".into(),
+    ]);
+    assert!(!ok, "{err}");
+    assert!(err.contains("no regression could be fitted"), "{err}");
+    assert!(!dir.join("probcut.txt").exists());
+    assert!(dir.join("pairs.csv").is_file());
+}

@@ -79,3 +79,50 @@ fn the_attack_sweep_reports_every_weight_and_the_move_classes() {
         "{md}"
     );
 }
+
+/// The arena command a report lists for a part plays exactly that part's games: the ×20 row of
+/// the attack sweep (2 games against `random`) and the arena's games have the same lengths.
+#[test]
+fn a_listed_arena_command_replays_the_reports_games() {
+    let md = tiny_report("omok-attack-sweep");
+    let row = rows_after(&md, "| attack | games | omok-ab score")
+        .into_iter()
+        .find(|r| r[0] == "×20")
+        .expect("the ×20 row");
+    let report_plies = row[5]
+        .split_once(' ')
+        .expect("mean ± interval")
+        .0
+        .to_string();
+    let command = md
+        .lines()
+        .find(|l| l.starts_with("stonelab arena") && l.contains("attack=20,"))
+        .expect("the ×20 arena command");
+    // The command's spec is quoted: split it by hand (no shell here).
+    let (before, rest) = command.split_once('\'').expect("a quoted spec");
+    let (spec, after) = rest.split_once('\'').expect("the closing quote");
+    let dir = TempDir::new("omok-arena-replay");
+    let csv = dir.path().join("games.csv");
+    let mut args: Vec<&str> = before.split_whitespace().skip(1).collect();
+    args.push(spec);
+    args.extend(after.split_whitespace());
+    args.extend(["--csv", csv.to_str().expect("utf-8")]);
+    let (ok, stdout, err) = stonelab(&args, "");
+    assert!(ok, "{stdout}\n{err}");
+    let text = fs::read_to_string(&csv).expect("games.csv");
+    // Each row's last field is the move list (the spec's commas sit inside quotes before it).
+    let plies: Vec<usize> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.rsplit(',')
+                .next()
+                .expect("moves")
+                .split_whitespace()
+                .count()
+        })
+        .collect();
+    assert_eq!(plies.len(), 2, "{text}");
+    let mean = plies.iter().sum::<usize>() as f64 / plies.len() as f64;
+    assert_eq!(format!("{mean:.1}"), report_plies, "{md}\n{text}");
+}

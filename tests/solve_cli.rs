@@ -106,7 +106,7 @@ fn bench_sizes_out_of_range_are_refused() {
                 "--model",
                 "models/othello8-dqn.safetensors",
             ][..],
-            "this is a dqn model, not a value network",
+            "this is a model for dqn, not a value network",
         ),
     ] {
         let (ok, _, err) = stonelab(args, "");

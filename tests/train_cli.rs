@@ -280,7 +280,7 @@ fn q_mlp_and_competitive_runs_produce_playable_models() {
         ],
         "",
     );
-    assert!(!ok && err.contains("q-mlp model"), "{err}");
+    assert!(!ok && err.contains("a model for q-mlp, not dqn"), "{err}");
 }
 
 #[test]
@@ -555,19 +555,19 @@ fn settings_out_of_range_are_refused_before_anything_is_written() {
         // Settings the chosen set-up would not read are refused, not ignored.
         (
             &["dqn", "--arch", "seed-resnet", "--blocks", "5"][..],
-            "--blocks size the resnet: --arch seed-resnet is the design's fixed network",
+            "--blocks: not read with --arch seed-resnet",
         ),
         (
             &["dqn", "--behaviour", "greedy", "--epsilon-end", "0.1"][..],
-            "--epsilon-end apply to --behaviour epsilon only",
+            "--epsilon-end: not read with this --behaviour",
         ),
         (
             &["dqn", "--uct-c", "0.5"][..],
-            "--uct-c applies to --behaviour uct only",
+            "--uct-c: not read with this --behaviour",
         ),
         (
             &["dqn", "--steps-per-episode", "2", "--train-every", "4"][..],
-            "--train-every is not read when --steps-per-episode",
+            "--train-every: not read when --steps-per-episode",
         ),
         (
             &["dqn-self-play", "--learn-from", "every-move"][..],
@@ -575,7 +575,7 @@ fn settings_out_of_range_are_refused_before_anything_is_written() {
         ),
         (
             &["q-mlp", "--game", "othello4", "--episodes", "15"][..],
-            "the episodes must be a multiple of 10, not 15",
+            "--episodes 15: q-mlp trains in epochs of 10 games",
         ),
         (
             &[

@@ -266,9 +266,8 @@ impl Report {
                     .iter()
                     .any(|c| c.starts_with("stonelab arena"))
                 {
-                    "## Commands\n\nEach part on its own (an `arena` command plays the same \
-                     match with its own per-game seeds: its figures agree with this report's \
-                     within the intervals, not game for game):\n\n```\n"
+                    "## Commands\n\nEach part on its own (each `arena` command plays exactly \
+                     the games of its part):\n\n```\n"
                 } else {
                     "## Commands\n\nEach part on its own:\n\n```\n"
                 },

@@ -148,30 +148,45 @@ fn play_one(
     })
 }
 
+/// How a match seeds its games.
+#[derive(Clone, Copy)]
+enum Seeding {
+    /// As `stonelab arena --agents A B --seed S` does (S the experiment's seed), so the arena
+    /// command the report lists plays the same games.
+    Arena,
+    /// From the experiment's seed and a tag of its own (games no report compares with the
+    /// arena).
+    Tag(u64),
+}
+
 /// `n` games of `a` against `b`, `a` black in the even-numbered ones, on every core; agents
-/// seeded from the experiment's seed, `tag` and the game number, so the games do not depend
-/// on the number of threads.
+/// seeded from the experiment's seed and the game number (see [`Seeding`]), so the games do not
+/// depend on the number of threads.
 fn run_match(
     ctx: &Ctx,
     registry: &Registry<Omok>,
     [a, b]: [&str; 2],
     n: usize,
-    tag: u64,
+    seeding: Seeding,
     classify: bool,
     bar: &ProgressBar,
 ) -> Result<Vec<GameStats>> {
     registry.validate(a).map_err(|e| anyhow!("{a}: {e}"))?;
     registry.validate(b).map_err(|e| anyhow!("{b}: {e}"))?;
+    let names = arena::report_names(&[a.to_string(), b.to_string()]);
     (0..n)
         .into_par_iter()
         .map(|g| {
-            let seed = |colour: u64| derive_seed(ctx.seed, &[tag, g as u64, colour]);
+            let seeds = match seeding {
+                Seeding::Arena => arena::pair_game_seeds(ctx.seed, &names[0], &names[1], g),
+                Seeding::Tag(tag) => [0, 1].map(|c| derive_seed(ctx.seed, &[tag, g as u64, c])),
+            };
             let (specs, a_side) = if g % 2 == 0 {
                 ([a, b], Color::Black)
             } else {
                 ([b, a], Color::White)
             };
-            let stats = play_one(registry, specs, [seed(0), seed(1)], a_side, classify);
+            let stats = play_one(registry, specs, seeds, a_side, classify);
             bar.inc(1);
             stats
         })
@@ -274,8 +289,10 @@ fn match_setup(n: usize, random: bool) -> String {
     format!(
         "Game `omok` (freestyle 19x19, a five or more wins; a full board is a draw), every \
          game from the empty board. {n} games per pair, colours swapped game by game; each \
-         agent is built fresh per game with a seed derived from `--seed`, the pair and the game \
-         number, so the numbers repeat exactly and do not depend on the thread count. \
+         agent is built fresh per game with a seed derived from `--seed`, the two agents' specs \
+         and the game number, as `stonelab arena` seeds its games, so the numbers repeat \
+         exactly, do not depend on the thread count, and the arena commands below replay the \
+         same games. \
          `omok-ab`'s first move on the empty board is random (as designed){} `omok-ab` is the \
          design as issue 13 describes it: depth-2 alpha-beta, leaves scored for the side to \
          move there, no win check inside the search, the ten windows per direction around the \
@@ -301,7 +318,7 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let mut kind_rows = Vec::new();
     // Per weight: (extending, extend only, blocking) with their intervals.
     let mut classes = Vec::new();
-    for (k, &attack) in ATTACKS.iter().enumerate() {
+    for &attack in &ATTACKS {
         let spec = ab_spec(attack, AUTHORS_TABLE);
         bar.set_message(format!("attack {attack}"));
         let played = run_match(
@@ -309,7 +326,7 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
             &registry,
             [&spec, "random"],
             n,
-            100 + k as u64,
+            Seeding::Arena,
             true,
             &bar,
         )?;
@@ -480,7 +497,7 @@ pub fn tables(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let mut head_to_head = String::new();
     for (k, (a_label, b_label, a, b)) in pairs.iter().enumerate() {
         bar.set_message(format!("{a_label} vs {b_label}"));
-        let played = run_match(ctx, &registry, [a, b], n, 200 + k as u64, false, &bar)?;
+        let played = run_match(ctx, &registry, [a, b], n, Seeding::Arena, false, &bar)?;
         let mut row = vec![(*a_label).to_string(), (*b_label).to_string()];
         row.extend(match_cells(&played));
         let draws = played.iter().filter(|g| g.winner.is_none()).count();
@@ -567,7 +584,15 @@ pub fn self_play(ctx: &Ctx, report: &mut Report) -> Result<()> {
         let spec = ab_spec(attack, AUTHORS_TABLE);
         bar.set_message(format!("attack {attack}"));
         // The same tag for every weight: game g has the same seeds (the same first move).
-        let played = run_match(ctx, &registry, [&spec, &spec], n, 300, false, &bar)?;
+        let played = run_match(
+            ctx,
+            &registry,
+            [&spec, &spec],
+            n,
+            Seeding::Arena,
+            false,
+            &bar,
+        )?;
         let count = |w: Option<Color>| played.iter().filter(|g| g.winner == w).count() as f64;
         let lengths: Vec<f64> = played.iter().map(|g| g.plies as f64).collect();
         let full = played.iter().filter(|g| g.plies == 19 * 19).count();
@@ -695,7 +720,7 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
         &registry,
         [&spec, "random"],
         source_games,
-        400,
+        Seeding::Tag(400),
         false,
         &bar,
     )?;

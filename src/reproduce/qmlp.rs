@@ -123,7 +123,8 @@ fn training_wins(run: &TrainedRun, n: usize) -> Result<String> {
 
 /// `seed001`.
 pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
-    let episodes = ctx.scaled(20_000, 10);
+    // Whole epochs of the design's 10 games.
+    let episodes = ctx.scaled(20_000, 10).div_ceil(10) * 10;
     let mut trained = Vec::new();
     for (label, change) in variants() {
         let design = || {

@@ -50,7 +50,8 @@ pub use opening::{
 };
 pub use report::{GameRecord, GameRow, PairStats, Report, Standing, Wdl};
 pub use run::{
-    default_threads, derive_seed, round_robin, sprt_match, Progress, Settings, MAX_THREADS,
+    default_threads, derive_seed, names as report_names, pair_game_seeds, round_robin, sprt_match,
+    Progress, Settings, MAX_THREADS,
 };
 pub use sprt::{Sprt, SprtDecision, SprtStatus};
 pub use versus::{versus, versus_from, ColourWdl, VersusSettings};

@@ -98,8 +98,22 @@ fn text_key(text: &str) -> u64 {
     })
 }
 
+/// Black's and White's seeds of game `k` between the agents the arena names `a` and `b` (`a`
+/// listed first; names as [`names`] gives them): how the arena seeds every game, so that a
+/// caller playing the same pair (an experiment that lists the arena command replaying it) gets
+/// the same games.
+#[must_use]
+pub fn pair_game_seeds(base: u64, a: &str, b: &str, k: usize) -> [u64; 2] {
+    let pair_key = text_key(&format!("{a}\n{b}"));
+    [
+        derive_seed(base, &[pair_key, k as u64, 0]),
+        derive_seed(base, &[pair_key, k as u64, 1]),
+    ]
+}
+
 /// Names for reports: the specs, trimmed, with `#2`, `#3`... on repeats.
-fn names(specs: &[String]) -> Vec<String> {
+#[must_use]
+pub fn names(specs: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(specs.len());
     for spec in specs {
         let base = spec.trim().to_string();
@@ -189,9 +203,8 @@ where
     fn play(&self, index: usize, (a, b): (usize, usize), k: usize) -> GameRecord {
         let opening = (k / 2) % self.openings.len();
         let (black, white) = if k.is_multiple_of(2) { (a, b) } else { (b, a) };
-        let pair_key = text_key(&format!("{}\n{}", self.names[a], self.names[b]));
-        let seed = |side: u64| derive_seed(self.seed, &[pair_key, k as u64, side]);
-        let (black_seed, white_seed) = (seed(0), seed(1));
+        let [black_seed, white_seed] =
+            pair_game_seeds(self.seed, &self.names[a], &self.names[b], k);
         let played = play_game(
             self.factory,
             [&self.specs[black], &self.specs[white]],

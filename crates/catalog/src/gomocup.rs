@@ -57,8 +57,6 @@ pub fn gomocup_factory(spec: String, seed: u64) -> BrainFactory {
         (15, Rule::Renju) => brain::<presets::Renju15>(&spec, seed),
         (19, Rule::Renju) => brain::<presets::Renju19>(&spec, seed),
         (20, Rule::Renju) => brain::<presets::Renju20>(&spec, seed),
-        _ => Err(format!(
-            "unsupported size {size}: stonelab plays {GOMOCUP_SIZES}"
-        )),
+        _ => Err(format!("stonelab plays {GOMOCUP_SIZES}")),
     })
 }

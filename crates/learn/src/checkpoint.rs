@@ -492,7 +492,7 @@ pub fn check_card(
 ) -> Result<(), ModelError> {
     if card.algo != algo {
         return Err(ModelError::Mismatch(format!(
-            "this is a {} model, not {algo}",
+            "this is a model for {}, not {algo}",
             card.algo
         )));
     }

@@ -437,6 +437,39 @@ fn a_cut_log_is_refused_on_resume() {
     );
 }
 
+/// An evaluation log removed or cut before the checkpoint is noticed: resuming is refused,
+/// naming the rows missing, and nothing changes.
+#[test]
+fn a_cut_evaluation_log_is_refused_on_resume() {
+    let root = folder("cut-eval");
+    let mut config = tiny("dqn", "othello4", 16);
+    config.eval_every = 8;
+    run::<Othello4>(&root, &config, true).expect("run");
+    let path = root.join("eval.csv");
+    let whole = std::fs::read_to_string(&path).expect("eval.csv");
+    let rows = whole.lines().count() - 1;
+    assert!(rows >= 3, "{whole}");
+    let cut: String = whole.lines().take(2).map(|l| format!("{l}\n")).collect();
+    config.episodes = 24;
+    for damage in [Some(cut.as_str()), None] {
+        match damage {
+            Some(text) => std::fs::write(&path, text).expect("cut"),
+            None => std::fs::remove_file(&path).expect("remove"),
+        }
+        let e = run::<Othello4>(&root, &config, false).expect_err("rows missing");
+        let found = if damage.is_some() { 1 } else { 0 };
+        assert!(
+            e.to_string().contains(&format!(
+                "holds {found} evaluation rows up to episode 16, where checkpoint"
+            )) && e.to_string().contains(&format!("was written after {rows}")),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), damage);
+    }
+    std::fs::write(&path, &whole).expect("restore");
+    run::<Othello4>(&root, &config, false).expect("resumes once restored");
+}
+
 /// A config.json changed after a checkpoint (a network's width, an epoch's games) is refused
 /// on resume, naming each setting with both values, and nothing changes; raising only the
 /// total of episodes is a resume. For every trainer.
@@ -487,7 +520,8 @@ fn a_config_changed_since_the_checkpoint_is_refused_on_resume() {
 }
 
 /// A resume changes no log by itself: the rows after the checkpoint stay until training
-/// starts from it (a resume whose model then fails to load leaves the logs whole).
+/// starts from it, so whatever fails between the two (building the trainer, loading its
+/// model) leaves the logs whole.
 #[test]
 fn resume_leaves_the_logs_to_training() {
     let root = folder("logs-stay");
@@ -679,13 +713,14 @@ fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older
             listed, others,
             "{algo}: the manifest lists every other file"
         );
-        // The trainer's files, the run's settings (config.json) and state.json.
+        // The trainer's files, the run's settings (config.json), the count of evaluation
+        // rows (eval-rows.json) and state.json.
         let expected_files = if algo == "dqn-competitive" {
-            14
+            15
         } else if algo == "dqn" || algo == "dqn-self-play" {
-            8
+            9
         } else {
-            5
+            6
         };
         assert_eq!(files.len(), expected_files, "{algo}: {files:?}");
 

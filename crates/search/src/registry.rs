@@ -186,9 +186,10 @@ impl<G: Game> Registry<G> {
         }
     }
 
-    /// Removes an agent (for example external engines from a public server); whether it was
-    /// there.
+    /// Removes an agent (for example external engines from a public server), and any note that
+    /// another game offers it; whether it was there.
     pub fn remove(&mut self, name: &str) -> bool {
+        self.elsewhere.remove(name);
         self.entries.remove(name).is_some()
     }
 
@@ -249,8 +250,7 @@ impl<G: Game> Registry<G> {
             match self.elsewhere.get(spec.name.as_str()) {
                 Some(games) => SpecError::OtherGames {
                     name: spec.name.clone(),
-                    game: G::ID.to_string(),
-                    games: games.clone(),
+                    why: format!("does not play {} (it plays {games})", G::ID),
                     valid: self.names().join(", "),
                 },
                 None => SpecError::UnknownAgent {

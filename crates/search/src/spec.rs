@@ -35,14 +35,13 @@ pub enum SpecError {
         valid: String,
     },
     /// An agent that other games offer, named for a game that has none of that name.
-    #[error("agent {name:?} does not play {game} (it plays {games}); valid agents here: {valid}")]
+    #[error("agent {name:?} {why}; valid agents here: {valid}")]
     OtherGames {
         /// The name given.
         name: String,
-        /// The game asked for.
-        game: String,
-        /// The games that offer it, comma separated.
-        games: String,
+        /// The game asked for and those that offer it: "does not play othello6 (it plays
+        /// othello8)".
+        why: String,
         /// This game's agents, comma separated.
         valid: String,
     },

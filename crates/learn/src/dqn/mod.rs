@@ -208,8 +208,8 @@ impl DqnConfig {
     /// # Errors
     /// A message naming the first bad setting.
     pub fn validate(&self) -> Result<(), String> {
-        // Each names its command-line flag (config.json's key is the same in snake case) and
-        // the value found.
+        // Each names its command-line flag (config.json's key is its name in snake case, but
+        // `learning_rate` for --lr and `replay_capacity` for --replay) and the value found.
         let checks: [(bool, String); 10] = [
             (
                 (1..=4096).contains(&self.parallel),

@@ -1,6 +1,6 @@
-//! The run folder: `config.json`, `log.csv` and `eval.csv` (cut back on resume), atomic
-//! checkpoint folders `checkpoints/ep-NNNNNNNN/` with rotation and a manifest of checksums, and
-//! the exported models.
+//! The run folder: `config.json`, `log.csv` and `eval.csv` (cut back when a resumed run's
+//! training starts), atomic checkpoint folders `checkpoints/ep-NNNNNNNN/` with rotation and a
+//! manifest of checksums, and the exported models.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -35,6 +35,9 @@ pub const KEEP_CHECKPOINTS: usize = 2;
 /// The prefix a damaged checkpoint folder is renamed with when a resume passes over it
 /// (`checkpoints/damaged-ep-NNNNNNNN`): kept for inspection, no longer a checkpoint.
 pub const DAMAGED: &str = "damaged-";
+
+/// A checkpoint's count of the evaluation rows written before it.
+pub const EVAL_ROWS: &str = "eval-rows.json";
 
 /// A complete checkpoint folder whose files check out against its manifest.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -529,9 +532,43 @@ impl RunDir {
         check_log_complete(&self.file(LOG), episode)
     }
 
+    /// Checks that `eval.csv` still holds every evaluation row written before `checkpoint`
+    /// (the count the checkpoint keeps; checkpoints written before they kept one pass).
+    ///
+    /// # Errors
+    /// [`RunError::Io`] naming the file and the rows missing.
+    pub fn check_eval_log(&self, checkpoint: &Checkpoint) -> Result<(), RunError> {
+        let Ok(bytes) = read_regular(&checkpoint.path.join(EVAL_ROWS), MAX_SMALL_FILE) else {
+            return Ok(());
+        };
+        let Some(kept) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("eval_rows").and_then(serde_json::Value::as_u64))
+        else {
+            return Ok(());
+        };
+        let path = self.file(EVAL);
+        let found = complete_rows(&path, checkpoint.episode)?;
+        if (found as u64) < kept {
+            return Err(RunError::Io {
+                path: path.clone(),
+                source: std::io::Error::other(format!(
+                    "holds {found} evaluation rows up to episode {}, where checkpoint {} was \
+                     written after {kept}: resuming would leave them missing (restore the file, \
+                     or start the run over with --force)",
+                    checkpoint.episode,
+                    checkpoint.path.display()
+                )),
+            });
+        }
+        Ok(())
+    }
+
     /// Checks that `config.json` holds the settings `checkpoint` was trained under (the copy
-    /// the checkpoint keeps; checkpoints written before it kept one pass), the total of
-    /// episodes aside: a resume may raise it.
+    /// the checkpoint keeps; checkpoints written before it kept one pass), both read as a
+    /// [`RunConfig`](super::RunConfig) so that defaults written out later compare equal. The
+    /// total of episodes is left aside (a resume may raise it), and so are the paths of the
+    /// files a run reads (`data`, `from`), which may move.
     ///
     /// # Errors
     /// [`RunError::BadConfig`] naming the settings that differ.
@@ -546,11 +583,16 @@ impl RunDir {
             source,
         })?;
         let parse = |bytes: &[u8]| -> Option<serde_json::Value> {
-            let mut value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+            let config: super::RunConfig = serde_json::from_slice(bytes).ok()?;
+            let mut value = serde_json::to_value(config).ok()?;
             value.as_object_mut()?.remove("episodes");
             Some(value)
         };
-        let (Some(then), Some(now)) = (parse(&then), parse(&now)) else {
+        // A copy this version cannot read says nothing either way.
+        let Some(then) = parse(&then) else {
+            return Ok(());
+        };
+        let Some(now) = parse(&now) else {
             return Err(RunError::BadConfig {
                 path,
                 why: "not the settings of a run".into(),
@@ -640,6 +682,15 @@ impl RunDir {
         if let Ok(bytes) = read_regular(&self.file(CONFIG), MAX_SMALL_FILE) {
             write_atomic(&tmp.join(CONFIG), &bytes)?;
         }
+        // How many evaluation rows the run had written by now (all of them up to this
+        // episode): a resume checks that `eval.csv` still holds them.
+        let rows = complete_rows(&self.file(EVAL), episode)?;
+        write_atomic(
+            &tmp.join(EVAL_ROWS),
+            serde_json::json!({ "eval_rows": rows })
+                .to_string()
+                .as_bytes(),
+        )?;
         let files = manifest(&tmp)?;
         let body = StateBody {
             format: STATE_FORMAT,
@@ -726,6 +777,33 @@ fn check_log_complete(path: &Path, episode: usize) -> Result<(), RunError> {
         });
     }
     Ok(())
+}
+
+/// The rows of the CSV file at `path` (a missing file has none) whose episode is at most
+/// `episode` and that have as many fields as the header: those a rewind to `episode` keeps.
+fn complete_rows(path: &Path, episode: usize) -> Result<usize, RunError> {
+    let text = match read_regular(path, MAX_LOG_FILE) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(source) => {
+            return Err(RunError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        }
+    };
+    let mut lines = text.lines();
+    let fields = lines.next().map_or(0, |h| h.split(',').count());
+    Ok(lines
+        .filter(|line| {
+            line.split(',').count() == fields
+                && line
+                    .split(',')
+                    .next()
+                    .and_then(|f| f.parse::<usize>().ok())
+                    .is_some_and(|e| e <= episode)
+        })
+        .count())
 }
 
 fn truncate_csv(path: &Path, episode: usize) -> Result<(), RunError> {
@@ -825,6 +903,10 @@ fn json_paths_differing(
         keys.sort();
         keys.dedup();
         for key in keys {
+            // Where the run's data and starting model are: files that may move.
+            if key == "data" || key == "from" {
+                continue;
+            }
             let inner = if path.is_empty() {
                 key.clone()
             } else {

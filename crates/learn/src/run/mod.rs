@@ -340,13 +340,6 @@ impl RunConfig {
                         "games_per_epoch must be at least 1".into(),
                     ));
                 }
-                if !self.episodes.is_multiple_of(q.games_per_epoch) {
-                    return Err(RunError::Settings(format!(
-                        "q-mlp trains in epochs of {} games: the episodes must be a multiple of \
-                         {}, not {}",
-                        q.games_per_epoch, q.games_per_epoch, self.episodes
-                    )));
-                }
                 if !(q.learning_rate > 0.0 && q.learning_rate <= MAX_LEARNING_RATE) {
                     return Err(RunError::Settings(format!(
                         "learning rate must be above 0 and at most {MAX_LEARNING_RATE}, not {}",
@@ -480,6 +473,7 @@ pub fn resume(
     if let Some(cp) = &checkpoint {
         dir.check_config_of(cp)?;
         dir.check_log(cp.episode)?;
+        dir.check_eval_log(cp)?;
     }
     let mut warnings = Vec::new();
     let older = checkpoint.as_ref().map_or_else(String::new, |cp| {
@@ -732,6 +726,8 @@ pub fn eval_json(episode: usize, results: &[(String, String, ColourWdl)]) -> ser
 }
 
 fn eval_row(episode: usize, who: &str, opp: &str, r: &ColourWdl) -> String {
+    // A spec's own commas (`alphabeta:depth=2,time=1s`) would split its column.
+    let opp = opp.replace(',', ";");
     format!(
         "{episode},{who},{opp},{},{:.4},{:.4},{},{},{},{},{},{}",
         r.games(),

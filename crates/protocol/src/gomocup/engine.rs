@@ -544,8 +544,14 @@ impl GomocupEngine {
             .into());
         }
         let rule = self.rule;
-        // The factory's and brain's reasons name the board and rule themselves.
-        let session = self.new_session(n, rule)?;
+        // Reasons that name the board already are said as they are.
+        let session = self.new_session(n, rule).map_err(|why| {
+            if why.contains(&format!("{n}x{n}")) {
+                why
+            } else {
+                format!("cannot play {n}x{n} {rule}: {why}")
+            }
+        })?;
         self.game = Some(session);
         self.spent = Duration::ZERO;
         self.time.time_left = None;
