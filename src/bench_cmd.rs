@@ -248,17 +248,20 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
             othello_engine::MAX_TABLE_BITS
         );
     }
-    let single = (threads > 1).then(|| {
-        let r = othello_engine::bench::endgame(first..=last, table_bits, 1, |_| {});
-        print_total("one thread", r.nodes, r.elapsed);
-        r.elapsed
-    });
     let what = if threads == 1 {
         "one thread".to_string()
     } else {
         format!("{threads} threads")
     };
     outln!("FFO endgame benchmark #{first}-#{last}, {what}, table 2^{table_bits}, each solved from a cleared table");
+    // On several threads, the one-thread run first: the baseline of the speed-up, and the
+    // deterministic node checksum (parallel trees differ run to run).
+    let single = (threads > 1).then(|| {
+        let r = othello_engine::bench::endgame(first..=last, table_bits, 1, |_| {});
+        print_total("baseline, one thread", r.nodes, r.elapsed);
+        outln!("node checksum (one thread): {}", r.checksum);
+        r.elapsed
+    });
     outln!(
         "{:>4} {:>7} {:>6} {:>5} {:>14} {:>9} {:>10}",
         "#",

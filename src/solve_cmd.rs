@@ -141,8 +141,16 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
     }
     let mut solver = Solver::<N>::new(args.table_bits);
     let (mut nodes, mut time, mut wrong) = (0u64, Duration::ZERO, 0);
+    // The position column as wide as its longest label (a file's path and line), so the
+    // columns stay aligned.
+    let width = jobs
+        .iter()
+        .map(|j| j.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(14);
     outln!(
-        "{:<14} {:>4} {:>7} {:>6} {:>14} {:>9} {:>10}  line",
+        "{:<width$} {:>4} {:>7} {:>6} {:>14} {:>9} {:>10}  line",
         "position",
         "side",
         "empties",
@@ -180,7 +188,7 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
         };
         let line: Vec<String> = s.pv.iter().map(ToString::to_string).collect();
         outln!(
-            "{:<14} {:>4} {:>7} {:>6} {:>14} {:>9.3} {:>10}  {}{check}",
+            "{:<width$} {:>4} {:>7} {:>6} {:>14} {:>9.3} {:>10}  {}{check}",
             job.label,
             job.pos.side_to_move().symbol(),
             job.pos.empty().count_ones(),

@@ -1276,21 +1276,23 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
     let Some(summary) = execute::<G>(&dir, &run, from.as_ref(), args.quiet)? else {
         return Ok(());
     };
-    let competitive = run.algo == "dqn-competitive";
+    let checkpoints = dir.file(learn::run::CHECKPOINTS);
+    let models = if run.algo == "dqn-competitive" {
+        format!(
+            "models {} (black) and {} (white)",
+            checkpoints.join("black-last.safetensors").display(),
+            checkpoints.join("white-last.safetensors").display()
+        )
+    } else {
+        format!("model {}", checkpoints.join("last.safetensors").display())
+    };
     outln!(
-        "{} on {}: {} episodes in {:.0} s; last evaluation: {}; model {}",
+        "{} on {}: {} episodes in {:.0} s; last evaluation: {}; {models}",
         run.algo,
         run.game,
         summary.episodes,
         summary.seconds,
         eval_line(&summary.last_eval),
-        dir.file(learn::run::CHECKPOINTS)
-            .join(if competitive {
-                "black-last.safetensors"
-            } else {
-                "last.safetensors"
-            })
-            .display()
     );
     Ok(())
 }
