@@ -196,11 +196,17 @@ fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()
         );
     }
     let speedup = (rows[1].3 as f64 / rows[1].1) / (rows[0].3 as f64 / rows[0].1).max(1e-9);
+    // Time per search, one at a time over batched: above 1, batching is faster.
+    let ratio = rows[1].1 / rows[0].1.max(1e-9);
     outln!(
         "same moves, scores and nodes both ways; batched evaluates {:.2}x the positions/s of one \
-         at a time ({:.2}x faster per search)",
+         at a time ({})",
         1.0 / speedup.max(1e-9),
-        rows[1].1 / rows[0].1.max(1e-9)
+        if ratio >= 1.0 {
+            format!("{ratio:.2}x faster per search")
+        } else {
+            format!("{:.2}x slower per search", 1.0 / ratio.max(1e-9))
+        }
     );
     Ok(())
 }

@@ -1133,9 +1133,7 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
     settings.max_train = args.max_train;
     settings.max_test = args.max_test;
     settings.eval_depth = args.depth.unwrap_or(settings.eval_depth);
-    for part in [othello::dataset::Part::Train, othello::dataset::Part::Test] {
-        check_dataset(&settings.file(part))?;
-    }
+    settings.check_data().map_err(|e| anyhow!("{e}"))?;
     run.value = Some(settings);
     Ok(run)
 }

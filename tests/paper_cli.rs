@@ -134,6 +134,34 @@ fn the_paper_pipeline_runs_end_to_end() {
     assert_eq!(card["algo"], "cnn-minimax");
     assert_eq!(card["arch"]["input"]["kind"], "paper-planes");
 
+    // A dataset file holding another part (the test half where the training half should be)
+    // is refused before any run folder is made.
+    let swapped = run("swapped-data");
+    std::fs::create_dir_all(&swapped).unwrap();
+    for entry in std::fs::read_dir(d).unwrap().filter_map(Result::ok) {
+        std::fs::copy(entry.path(), swapped.join(entry.file_name())).unwrap();
+    }
+    std::fs::copy(
+        swapped.join("merged-frequency-test.bin"),
+        swapped.join("merged-frequency-train.bin"),
+    )
+    .unwrap();
+    let refused = run("refused");
+    let (ok, _, err) = train(
+        "cnn-supervised",
+        swapped.to_str().unwrap(),
+        refused.to_str().unwrap(),
+        &["--episodes", "1", "--net", "cnn:4,k3,8"],
+    );
+    assert!(
+        !ok && err.contains(
+            "holds the merged states of the frequency split's test part, not the merged \
+             states of the frequency split's training part"
+        ),
+        "{err}"
+    );
+    assert!(!refused.exists(), "no run folder is made");
+
     // Self-play from the CNN run: a playable model in every checkpoint.
     let sp = run("selfplay");
     let (ok, _, err) = train(
@@ -241,6 +269,29 @@ fn the_paper_pipeline_runs_end_to_end() {
     // The run is shorter than the paper's first row: its last network is measured.
     assert!(md.contains("| 2 | "), "{md}");
     assert!(report2.path().join("table2.png").is_file());
+    // Each part's command names the dataset its positions came from.
+    assert!(md.contains(&format!("--data {d}")), "{md}");
+    // paper-table2 plays a self-play run's checkpoints: a supervised run is refused, and
+    // paper-table1 takes no self-play run at all.
+    let refused = TempDir::new("paper-refused");
+    let (ok, _, err) = tables(
+        "paper-table2",
+        refused.path(),
+        &["--selfplay", cnn.to_str().unwrap()],
+    );
+    assert!(
+        !ok && err.contains("a cnn-supervised run, not a cnn-selfplay run"),
+        "{err}"
+    );
+    let (ok, _, err) = tables(
+        "paper-table1",
+        refused.path(),
+        &["--selfplay", sp.to_str().unwrap()],
+    );
+    assert!(
+        !ok && err.contains("--selfplay is a setting of paper-table2"),
+        "{err}"
+    );
 
     // Settings of other experiments are refused.
     let (ok, _, err) = stonelab(&["reproduce", "seed001", "--positions", "5"], "");

@@ -650,6 +650,9 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     {
         bail!("--positions, --cnn, --mlp, --selfplay, --data and --depth are settings of paper-table1 and paper-table2 only");
     }
+    if name == "paper-table1" && args.selfplay.is_some() {
+        bail!("--selfplay is a setting of paper-table2 (the self-play run it plays)");
+    }
     if args.positions == Some(0) {
         bail!("--positions must be at least 1");
     }

@@ -68,6 +68,18 @@ fn models(ctx: &Ctx) -> Result<(PathBuf, PathBuf)> {
     ))
 }
 
+/// The `--data` and `--seed` a part's command needs to draw the same positions.
+fn data_and_seed(ctx: &Ctx) -> String {
+    let mut text = String::new();
+    if let Some(data) = &ctx.paper.data {
+        text.push_str(&format!(" --data {}", data.display()));
+    }
+    if ctx.seed != 1 {
+        text.push_str(&format!(" --seed {}", ctx.seed));
+    }
+    text
+}
+
 /// The evaluation positions: from the dataset folder's merged states when `--data` is given,
 /// else from the WTHOR records in `data/othello/wthor` (merged in memory, a few seconds).
 fn positions(ctx: &Ctx) -> Result<(Vec<Othello8>, String)> {
@@ -87,6 +99,15 @@ fn positions(ctx: &Ctx) -> Result<(Vec<Othello8>, String)> {
     let list = learn::value::positions::evaluation_positions(&records, ctx.positions(), ctx.seed);
     if list.is_empty() {
         bail!("no record position fits the protocol");
+    }
+    if list.len() < ctx.positions() {
+        eprintln!(
+            "note: only {} record positions fit the protocol, fewer than the {} asked for: the \
+             tables play {}",
+            list.len(),
+            ctx.positions(),
+            list.len()
+        );
     }
     let about = format!(
         "{} positions (seed {}) drawn from the {eligible} distinct record positions (merged \
@@ -318,10 +339,11 @@ pub fn table1(ctx: &Ctx, report: &mut Report) -> Result<()> {
     )?;
     report.section("Plot", &format!("![table 1]({})", relative(ctx, &plot)));
     report.command(&format!(
-        "stonelab reproduce paper-table1 --cnn {} --mlp {} --positions {} --depth {depth}",
+        "stonelab reproduce paper-table1 --cnn {} --mlp {} --positions {} --depth {depth}{}",
         cnn.display(),
         mlp.display(),
-        ctx.positions()
+        ctx.positions(),
+        data_and_seed(ctx)
     ));
     ladder(
         ctx,
@@ -342,7 +364,22 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let (cnn, mlp) = models(ctx)?;
     let depth = ctx.paper.depth;
     let run_dir = match &ctx.paper.selfplay {
-        Some(dir) => dir.clone(),
+        Some(dir) => {
+            // The run must be a self-play run: its checkpoints are the table's rows.
+            let config: learn::RunConfig =
+                learn::RunDir::open(dir)
+                    .and_then(|d| d.read_config())
+                    .map_err(|e| anyhow!("--selfplay {}: {e}", dir.display()))?;
+            if config.algo != "cnn-selfplay" {
+                bail!(
+                    "--selfplay {}: a {} run, not a cnn-selfplay run (stonelab train \
+                     cnn-selfplay makes one)",
+                    dir.display(),
+                    config.algo
+                );
+            }
+            dir.clone()
+        }
         None => {
             let data = ctx.paper.data.clone().context(
                 "paper-table2 trains the self-play run from record positions: make the value \
@@ -500,11 +537,12 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
     )?;
     report.section("Plot", &format!("![table 2]({})", relative(ctx, &plot)));
     report.command(&format!(
-        "stonelab reproduce paper-table2 --cnn {} --mlp {} --selfplay {} --positions {} --depth {depth}",
+        "stonelab reproduce paper-table2 --cnn {} --mlp {} --selfplay {} --positions {} --depth {depth}{}",
         cnn.display(),
         mlp.display(),
         run_dir.display(),
-        ctx.positions()
+        ctx.positions(),
+        data_and_seed(ctx)
     ));
     if let Some((episode, best)) = at.last() {
         ladder(

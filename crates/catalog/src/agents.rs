@@ -377,9 +377,10 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
                 agent: spec.name.clone(),
                 key: "model".into(),
                 value: String::new(),
-                why: "required: the .safetensors file of a trained model, e.g. \
-                      models/othello8-dqn.safetensors"
-                    .into(),
+                why: format!(
+                    "required: the .safetensors file of a trained model, e.g. {}",
+                    model_example(&spec.name)
+                ),
             })
     }
     fn bad(
@@ -394,10 +395,27 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
             why: e.to_string(),
         }
     }
+    /// A model of the agent `name`'s kind, for the messages.
+    fn model_example(name: &str) -> &'static str {
+        match name {
+            learn::value::CNN_ALGO => "models/othello8-cnn.safetensors",
+            learn::value::MLP_ALGO => "models/othello8-mlp.safetensors",
+            "q-mlp" => "RUN/checkpoints/last.safetensors of a q-mlp run",
+            _ => "models/othello8-dqn.safetensors",
+        }
+    }
     const MODEL: &[(&str, &str)] = &[(
         "model",
         "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-dqn.safetensors",
     )];
+    const CNN_MODEL: (&str, &str) = (
+        "model",
+        "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-cnn.safetensors",
+    );
+    const MLP_MODEL: (&str, &str) = (
+        "model",
+        "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-mlp.safetensors",
+    );
     registry.register(
         "dqn",
         "a trained DQN (stonelab train dqn): the move with the highest learned value",
@@ -437,7 +455,11 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
             name,
             what,
             &[
-                MODEL[0],
+                if algo == learn::value::CNN_ALGO {
+                    CNN_MODEL
+                } else {
+                    MLP_MODEL
+                },
                 ("depth", "plies searched (default 3)"),
                 (
                     "batch",
@@ -474,7 +496,11 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
     registry.register(
         "q-mlp",
         "a trained Q-learning MLP (stonelab train q-mlp): the move with the highest learned value",
-        MODEL,
+        &[(
+            "model",
+            "the weights (.safetensors, with its .json card beside it), e.g. \
+             RUN/checkpoints/last.safetensors of a q-mlp run",
+        )],
         Box::new(move |spec, _| {
             let path = model_path(spec)?;
             let (net, _) = learn::QMlpNet::load(&path, &game, G::BOARD_SIZE)

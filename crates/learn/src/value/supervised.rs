@@ -139,7 +139,7 @@ impl SupervisedConfig {
             }
         }
         if matches!(self.max_train, Some(0)) || matches!(self.max_test, Some(0)) {
-            return Err("max_train and max_test must be at least 1".into());
+            return Err("--max-train and --max-test must be at least 1".into());
         }
         if self.eval_depth == 0 || self.eval_depth > 8 {
             return Err(format!("eval depth {} (1..=8)", self.eval_depth));
@@ -175,6 +175,75 @@ pub struct ValueData {
     pub total: u64,
 }
 
+/// The dataset file at `path`, opened and checked to hold `symmetries` states of `split`.
+fn open_part(
+    path: &Path,
+    symmetries: Symmetries,
+    split: Split,
+) -> Result<DatasetReader<std::fs::File>, String> {
+    let reader = DatasetReader::open(path).map_err(|e| e.kind.to_string())?;
+    let header = *reader.header();
+    if header.symmetries != symmetries || header.split != split {
+        return Err(format!(
+            "holds {}, not {}",
+            describe_part(header.symmetries, header.split),
+            describe_part(symmetries, split)
+        ));
+    }
+    Ok(reader)
+}
+
+/// A dataset file's contents in words: "the merged states of the frequency split's test part".
+fn describe_part(symmetries: Symmetries, split: Split) -> String {
+    let states = match symmetries {
+        Symmetries::Raw => "the raw states",
+        Symmetries::Merged => "the merged states",
+    };
+    let part = |p: Part| match p {
+        Part::Train => "training",
+        Part::Test => "test",
+    };
+    match split {
+        Split::All => format!("{states} of every game"),
+        Split::Frequency(p) => format!("{states} of the frequency split's {} part", part(p)),
+        Split::Game(p) => format!("{states} of the game split's {} part", part(p)),
+    }
+}
+
+impl SupervisedConfig {
+    /// Checks, before anything is written, that both dataset files hold the parts these
+    /// settings read and that their first records read: what a run would otherwise find only
+    /// after making its folder.
+    ///
+    /// # Errors
+    /// A message naming the file and the problem.
+    pub fn check_data(&self) -> Result<(), String> {
+        let symmetries = match self.symmetries {
+            DataSymmetries::Merged => Symmetries::Merged,
+            DataSymmetries::Raw => Symmetries::Raw,
+        };
+        for part in [Part::Train, Part::Test] {
+            let split = match self.split {
+                DataSplit::Frequency => Split::Frequency(part),
+                DataSplit::Game => Split::Game(part),
+            };
+            let path = self.file(part);
+            let bad = |why: String| {
+                format!(
+                    "{}: {why} (make the dataset with `stonelab data wthor --out DIR`)",
+                    path.display()
+                )
+            };
+            let mut reader = open_part(&path, symmetries, split).map_err(bad)?;
+            let mut first = Vec::new();
+            reader
+                .next_chunk(&mut first)
+                .map_err(|e| bad(e.kind.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
 impl ValueData {
     /// Loads `path`, checking it holds `symmetries` states of `split`, and keeps a seeded random
     /// subset of `limit` states when asked.
@@ -194,14 +263,7 @@ impl ValueData {
                 path.display()
             ))
         };
-        let reader = DatasetReader::open(path).map_err(|e| bad(e.kind.to_string()))?;
-        let header = *reader.header();
-        if header.symmetries != symmetries || header.split != split {
-            return Err(bad(format!(
-                "holds {:?} states of {:?}, not {symmetries:?} of {split:?}",
-                header.symmetries, header.split
-            )));
-        }
+        let reader = open_part(path, symmetries, split).map_err(bad)?;
         let mut records = reader.read_all().map_err(|e| bad(e.kind.to_string()))?;
         if let Some(k) = limit {
             if k < records.len() {
