@@ -997,7 +997,8 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
     );
     assert!(
         matches!(&e, RunError::Settings(m)
-            if m.contains("merged-frequency-train.bin") && m.contains("Game(Train)")),
+            if m.contains("merged-frequency-train.bin")
+                && m.contains("holds the merged states of the game split's training part")),
         "{e}"
     );
     let e = error_of(
@@ -1020,7 +1021,7 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
     );
     let e = error_of(build_trainer::<Othello8>(&config, None), "a raw file");
     assert!(
-        matches!(&e, RunError::Settings(m) if m.contains("Raw")),
+        matches!(&e, RunError::Settings(m) if m.contains("holds the raw states of the frequency split's training part")),
         "{e}"
     );
     write(
@@ -1030,7 +1031,7 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
     );
     let e = error_of(build_trainer::<Othello8>(&config, None), "a test file");
     assert!(
-        matches!(&e, RunError::Settings(m) if m.contains("Frequency(Test)")),
+        matches!(&e, RunError::Settings(m) if m.contains("holds the merged states of the frequency split's test part")),
         "{e}"
     );
     // The right files load; a damaged one does not.
