@@ -732,39 +732,57 @@ impl RunDir {
     }
 }
 
-/// Keeps the header and the rows whose first field is an episode up to `episode` (and that have
-/// as many fields as the header), rewriting the file atomically.
+/// The text of the log at `path`, `None` when there is none; `strict`: bytes that are not
+/// UTF-8 are an error (a file about to be rewritten) rather than replaced (one only read).
+fn read_log(path: &Path, strict: bool) -> Result<Option<String>, RunError> {
+    match read_regular(path, MAX_LOG_FILE) {
+        Ok(bytes) if strict => {
+            String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|_| RunError::BadConfig {
+                    path: path.to_path_buf(),
+                    why: "not UTF-8 text".into(),
+                })
+        }
+        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(RunError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The header of a log's text and its rows, each with its episode when it is a whole row (as
+/// many fields as the header, an episode first); a row cut by a kill or edited has none.
+fn log_rows(text: &str) -> Option<(&str, impl Iterator<Item = (Option<usize>, &str)>)> {
+    let mut lines = text.lines();
+    let header = lines.next()?;
+    let fields = header.split(',').count();
+    Some((
+        header,
+        lines.map(move |line| {
+            let episode = (line.split(',').count() == fields)
+                .then(|| line.split(',').next().and_then(|f| f.parse::<usize>().ok()))
+                .flatten();
+            (episode, line)
+        }),
+    ))
+}
+
 /// Checks that `log.csv` holds one row for every episode `1..=episode`, in order, before a
 /// resume cuts it back to `episode`: rows lost before the checkpoint (a cut or edited file)
 /// would otherwise stay lost behind new ones.
 fn check_log_complete(path: &Path, episode: usize) -> Result<(), RunError> {
-    let text = match read_regular(path, MAX_LOG_FILE) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(RunError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
-    };
-    let mut lines = text.lines();
-    let fields = lines.next().map_or(0, |h| h.split(',').count());
+    let text = read_log(path, false)?.unwrap_or_default();
     let mut expected = 1;
-    for line in lines {
-        if line.split(',').count() != fields {
-            continue;
+    if let Some((_, rows)) = log_rows(&text) {
+        for e in rows.filter_map(|(e, _)| e) {
+            if e > episode || e != expected {
+                break;
+            }
+            expected += 1;
         }
-        let Some(e) = line.split(',').next().and_then(|f| f.parse::<usize>().ok()) else {
-            continue;
-        };
-        if e > episode {
-            break;
-        }
-        if e != expected {
-            break;
-        }
-        expected += 1;
     }
     if expected <= episode {
         return Err(RunError::BadConfig {
@@ -779,65 +797,31 @@ fn check_log_complete(path: &Path, episode: usize) -> Result<(), RunError> {
     Ok(())
 }
 
-/// The rows of the CSV file at `path` (a missing file has none) whose episode is at most
-/// `episode` and that have as many fields as the header: those a rewind to `episode` keeps.
+/// The whole rows of the log at `path` (a missing file has none) whose episode is at most
+/// `episode`: those a rewind to `episode` keeps.
 fn complete_rows(path: &Path, episode: usize) -> Result<usize, RunError> {
-    let text = match read_regular(path, MAX_LOG_FILE) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(source) => {
-            return Err(RunError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
+    let Some(text) = read_log(path, false)? else {
+        return Ok(0);
     };
-    let mut lines = text.lines();
-    let fields = lines.next().map_or(0, |h| h.split(',').count());
-    Ok(lines
-        .filter(|line| {
-            line.split(',').count() == fields
-                && line
-                    .split(',')
-                    .next()
-                    .and_then(|f| f.parse::<usize>().ok())
-                    .is_some_and(|e| e <= episode)
-        })
-        .count())
+    Ok(log_rows(&text).map_or(0, |(_, rows)| {
+        rows.filter(|(e, _)| e.is_some_and(|e| e <= episode))
+            .count()
+    }))
 }
 
+/// Keeps the header and the whole rows whose episode is at most `episode`, rewriting the file
+/// atomically.
 fn truncate_csv(path: &Path, episode: usize) -> Result<(), RunError> {
-    let text = match read_regular(path, MAX_LOG_FILE) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|_| RunError::BadConfig {
-            path: path.to_path_buf(),
-            why: "not UTF-8 text".into(),
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(source) => {
-            return Err(RunError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        }
-    };
-    let mut lines = text.lines();
-    let Some(header) = lines.next() else {
+    let Some(text) = read_log(path, true)? else {
         return Ok(());
     };
-    let fields = header.split(',').count();
-    let mut out = String::from(header);
-    out.push('\n');
-    for line in lines {
-        let keep = line.split(',').count() == fields
-            && line
-                .split(',')
-                .next()
-                .and_then(|f| f.parse::<usize>().ok())
-                .is_some_and(|e| e <= episode);
-        if keep {
-            out.push_str(line);
-            out.push('\n');
-        }
+    let Some((header, rows)) = log_rows(&text) else {
+        return Ok(());
+    };
+    let mut out = format!("{header}\n");
+    for (_, line) in rows.filter(|(e, _)| e.is_some_and(|e| e <= episode)) {
+        out.push_str(line);
+        out.push('\n');
     }
     write_atomic(path, out.as_bytes())?;
     Ok(())
