@@ -843,3 +843,19 @@ pub fn train<G: Game>(
     summary.seconds = started.elapsed().as_secs_f64();
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An evaluation row has the header's columns whatever its opponent's spec holds: the
+    /// commas of `alphabeta:depth=2,time=1s` would otherwise split it (and the resume's count
+    /// of evaluation rows and the win-rate plot would misread it).
+    #[test]
+    fn an_opponent_spec_with_commas_keeps_to_its_column() {
+        let row = eval_row(8, "dqn", "alphabeta:depth=2,time=1s", &ColourWdl::default());
+        let fields: Vec<&str> = row.split(',').collect();
+        assert_eq!(fields.len(), EVAL_HEADER.split(',').count(), "{row}");
+        assert_eq!(fields[2], "alphabeta:depth=2;time=1s");
+    }
+}
