@@ -220,10 +220,10 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
         return Some(general);
     };
     let mut derived = Vec::new();
-    json_differences("", &fresh, &other, &[], &mut derived);
+    learn::run::json_differences("", &fresh, &other, &[], &mut derived);
     let derived: Vec<&str> = derived.iter().map(|(path, _, _)| path.as_str()).collect();
     let mut found = Vec::new();
-    json_differences("", &fresh, &stored, &derived, &mut found);
+    learn::run::json_differences("", &fresh, &stored, &derived, &mut found);
     let differences: Vec<String> = found
         .iter()
         .map(|(path, fresh, stored)| {
@@ -243,46 +243,6 @@ fn resume_warning(args: &TrainArgs, game: GameId, stored: &RunConfig) -> Option<
         "{general}; config.json keeps {}{more}",
         differences[..shown].join(", ")
     ))
-}
-
-/// Collects, as `(path, fresh, stored)`, the leaves where `fresh` and `stored` differ,
-/// leaving out the paths in `skip`.
-fn json_differences(
-    path: &str,
-    fresh: &serde_json::Value,
-    stored: &serde_json::Value,
-    skip: &[&str],
-    out: &mut Vec<(String, serde_json::Value, serde_json::Value)>,
-) {
-    use serde_json::Value;
-    match (fresh, stored) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            for key in keys {
-                let inner = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                if skip.contains(&inner.as_str()) {
-                    continue;
-                }
-                json_differences(
-                    &inner,
-                    a.get(key).unwrap_or(&Value::Null),
-                    b.get(key).unwrap_or(&Value::Null),
-                    skip,
-                    out,
-                );
-            }
-        }
-        (a, b) if a != b && !skip.contains(&path) => {
-            out.push((path.to_string(), a.clone(), b.clone()));
-        }
-        _ => {}
-    }
 }
 
 /// Q-network kinds on the command line.
@@ -884,10 +844,12 @@ fn dqn_config(args: &TrainArgs, episodes: usize) -> DqnConfig {
 /// constant with one that is not `uct`, `--train-every` when `--steps-per-episode` paces
 /// learning.
 fn check_dqn_options(args: &TrainArgs) -> Result<()> {
+    let command = TrainArgs::augment_args(clap::Command::new("train"));
     let given = |ids: &[&str]| -> Vec<String> {
         ids.iter()
             .filter(|id| args.given.iter().any(|g| g == *id))
-            .map(|id| format!("--{}", id.replace('_', "-")))
+            .filter_map(|id| long_flag(&command, id))
+            .map(|flag| format!("--{flag}"))
             .collect()
     };
     let refuse = |flags: Vec<String>, why: &str| -> Result<()> {

@@ -27,7 +27,7 @@ pub trait CatalogGame: Game + Send + Sync + 'static {
     fn registry() -> Registry<Self> {
         let mut registry = Self::own_registry();
         for (name, games) in agents_elsewhere() {
-            registry.note_elsewhere(name, &games);
+            registry.note_elsewhere(name, games);
         }
         registry
     }
@@ -46,19 +46,22 @@ pub trait CatalogGame: Game + Send + Sync + 'static {
 }
 
 /// Every agent name some game offers, with the games that offer it ("othello4, othello6"),
-/// from each game's own registry.
-fn agents_elsewhere() -> Vec<(&'static str, String)> {
-    let mut by_name: std::collections::BTreeMap<&'static str, Vec<&'static str>> =
-        std::collections::BTreeMap::new();
-    for id in GameId::ALL {
-        for name in with_game!(id, H => H::own_registry().names()) {
-            by_name.entry(name).or_default().push(id.name());
+/// from each game's own registry; worked out once per process.
+fn agents_elsewhere() -> &'static [(&'static str, String)] {
+    static FOUND: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
+    FOUND.get_or_init(|| {
+        let mut by_name: std::collections::BTreeMap<&'static str, Vec<&'static str>> =
+            std::collections::BTreeMap::new();
+        for id in GameId::ALL {
+            for name in with_game!(id, H => H::own_registry().names()) {
+                by_name.entry(name).or_default().push(id.name());
+            }
         }
-    }
-    by_name
-        .into_iter()
-        .map(|(name, games)| (name, games.join(", ")))
-        .collect()
+        by_name
+            .into_iter()
+            .map(|(name, games)| (name, games.join(", ")))
+            .collect()
+    })
 }
 
 /// The registry of `G` without agents that start external programs: what a web page may use

@@ -36,6 +36,15 @@ pub const KEEP_CHECKPOINTS: usize = 2;
 /// (`checkpoints/damaged-ep-NNNNNNNN`): kept for inspection, no longer a checkpoint.
 pub const DAMAGED: &str = "damaged-";
 
+/// The settings a resumed run may hold other than its checkpoint's: the total of episodes, and
+/// where its dataset and starting model are (files that may move).
+const RESUME_MAY_CHANGE: &[&str] = &[
+    "episodes",
+    "value.data",
+    "value_self_play.data",
+    "value_self_play.from",
+];
+
 /// A checkpoint's count of the evaluation rows written before it.
 pub const EVAL_ROWS: &str = "eval-rows.json";
 
@@ -584,9 +593,7 @@ impl RunDir {
         })?;
         let parse = |bytes: &[u8]| -> Option<serde_json::Value> {
             let config: super::RunConfig = serde_json::from_slice(bytes).ok()?;
-            let mut value = serde_json::to_value(config).ok()?;
-            value.as_object_mut()?.remove("episodes");
-            Some(value)
+            serde_json::to_value(config).ok()
         };
         // A copy this version cannot read says nothing either way.
         let Some(then) = parse(&then) else {
@@ -598,8 +605,12 @@ impl RunDir {
                 why: "not the settings of a run".into(),
             });
         };
-        let mut differ = Vec::new();
-        json_paths_differing("", &then, &now, &mut differ);
+        let mut found = Vec::new();
+        json_differences("", &now, &then, RESUME_MAY_CHANGE, &mut found);
+        let differ: Vec<String> = found
+            .iter()
+            .map(|(path, now, then)| format!("{path}: {then} in the checkpoint, {now} now"))
+            .collect();
         if differ.is_empty() {
             return Ok(());
         }
@@ -873,38 +884,43 @@ impl CsvLog {
     }
 }
 
-/// Collects, as "path: X there, Y here", the leaves where `then` (a checkpoint's settings) and
-/// `now` (config.json's) differ.
-fn json_paths_differing(
+/// Collects, as `(path, fresh, stored)`, the leaves where `fresh` and `stored` differ (a key
+/// missing on one side reads as `null`), leaving out the paths in `skip` (dotted, from the
+/// root: `dqn.arch.channels`).
+pub fn json_differences(
     path: &str,
-    then: &serde_json::Value,
-    now: &serde_json::Value,
-    out: &mut Vec<String>,
+    fresh: &serde_json::Value,
+    stored: &serde_json::Value,
+    skip: &[&str],
+    out: &mut Vec<(String, serde_json::Value, serde_json::Value)>,
 ) {
     use serde_json::Value;
-    if let (Value::Object(a), Value::Object(b)) = (then, now) {
-        let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-        keys.sort();
-        keys.dedup();
-        for key in keys {
-            // Where the run's data and starting model are: files that may move.
-            if key == "data" || key == "from" {
-                continue;
+    match (fresh, stored) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for key in keys {
+                let inner = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if skip.contains(&inner.as_str()) {
+                    continue;
+                }
+                json_differences(
+                    &inner,
+                    a.get(key).unwrap_or(&Value::Null),
+                    b.get(key).unwrap_or(&Value::Null),
+                    skip,
+                    out,
+                );
             }
-            let inner = if path.is_empty() {
-                key.clone()
-            } else {
-                format!("{path}.{key}")
-            };
-            let missing = Value::Null;
-            json_paths_differing(
-                &inner,
-                a.get(key).unwrap_or(&missing),
-                b.get(key).unwrap_or(&missing),
-                out,
-            );
         }
-    } else if then != now {
-        out.push(format!("{path}: {then} in the checkpoint, {now} now"));
+        (a, b) if a != b && !skip.contains(&path) => {
+            out.push((path.to_string(), a.clone(), b.clone()));
+        }
+        _ => {}
     }
 }

@@ -16,8 +16,8 @@ use search::Agent;
 use serde::{Deserialize, Serialize};
 
 pub use dir::{
-    Checkpoint, CsvLog, Export, RunDir, CHECKPOINTS, CONFIG, DAMAGED, EVAL, KEEP_CHECKPOINTS, LOG,
-    PLOTS, STATE, STATE_FORMAT,
+    json_differences, Checkpoint, CsvLog, Export, RunDir, CHECKPOINTS, CONFIG, DAMAGED, EVAL,
+    KEEP_CHECKPOINTS, LOG, PLOTS, STATE, STATE_FORMAT,
 };
 
 use crate::checkpoint::ModelError;
