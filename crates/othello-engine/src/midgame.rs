@@ -16,7 +16,7 @@ use othello::bitboard::{flips, legal_moves};
 use othello::{Move, Othello8, Square};
 
 use crate::pattern::{Features, PatternEval};
-use crate::Solver;
+use crate::{Kernel, Solver};
 
 /// The largest score magnitude: a 64-disc win.
 const INF: i32 = i16::MAX as i32;
@@ -451,6 +451,14 @@ impl Midgame {
     #[must_use]
     pub fn with_probcut(mut self, probcut: Option<(Arc<ProbCut>, f64)>) -> Midgame {
         self.probcut = probcut.filter(|(_, t)| t.is_finite() && *t > 0.0);
+        self
+    }
+
+    /// This searcher forced onto one compilation of its search: [`Kernel::Portable`] runs the
+    /// baseline build even where the CPU has x86-64-v3 (the slow twin the tests compare).
+    #[must_use]
+    pub fn with_kernel(mut self, kernel: Kernel) -> Midgame {
+        self.v3 = kernel == Kernel::Dispatched && cpu_has_v3();
         self
     }
 
@@ -1231,6 +1239,35 @@ fn raw_score(score: i32, exact: bool, scale: i32) -> i32 {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// The x86-64-v3 build of the search and the portable one search the same tree: the same
+    /// score, move and node count at every depth on record-like positions.
+    #[test]
+    fn the_v3_build_searches_the_portable_builds_tree() {
+        let eval = crate::pattern::bundled();
+        for number in [1, 10, 20] {
+            let pos = crate::obf::ffo_suite()[number].pos;
+            let Ok(pos) =
+                Othello8::from_bitboards(pos.player(), pos.opponent(), game::Color::Black)
+            else {
+                panic!("FFO #{} is an 8x8 position", number + 1);
+            };
+            for depth in [3, 6] {
+                let mut fast = Midgame::new(eval.clone(), 16);
+                let mut slow = Midgame::new(eval.clone(), 16).with_kernel(Kernel::Portable);
+                let (a, b) = (
+                    fast.search(&pos, depth, None, None),
+                    slow.search(&pos, depth, None, None),
+                );
+                assert_eq!(
+                    (a.score, a.best, a.nodes),
+                    (b.score, b.best, b.nodes),
+                    "FFO #{} depth {depth}",
+                    number + 1
+                );
+            }
+        }
+    }
 
     /// Where a search reaches the end it hands the node to the solver, which keeps the search's
     /// deadline and node budget: past either the search stops instead of solving on (FFO #45, 24
