@@ -546,6 +546,31 @@ impl Features {
         next
     }
 
+    /// The indices the side to move sees after the move: `self.after(sq, flipped).mover()`
+    /// without the other side's view, which a leaf of a search does not need (half the
+    /// updates, half the copy).
+    #[inline(always)]
+    #[must_use]
+    pub fn mover_after(&self, sq: u32, flipped: u64) -> [u16; INSTANCES] {
+        let set = &*SET;
+        // After the move the other side is to move; in its view the new disc is a 2 and each
+        // flipped disc goes from 1 to 2.
+        let mut idx = self.idx[(self.turn ^ 1) as usize];
+        let sq = (sq & 63) as usize;
+        for &(i, p) in &set.by_square[sq][..set.by_square_len[sq] as usize] {
+            idx[i as usize] += 2 * p;
+        }
+        let mut f = flipped;
+        while f != 0 {
+            let s = f.trailing_zeros() as usize;
+            f &= f - 1;
+            for &(i, p) in &set.by_square[s][..set.by_square_len[s] as usize] {
+                idx[i as usize] += p;
+            }
+        }
+        idx
+    }
+
     /// The side to move passes.
     #[inline]
     pub fn pass(&mut self) {
@@ -946,11 +971,18 @@ impl PatternEval {
     #[inline(always)]
     #[must_use]
     pub fn evaluate(&self, features: &Features, player: u64, opponent: u64) -> i32 {
+        self.evaluate_indices(features.mover(), player, opponent)
+    }
+
+    /// [`evaluate`](Self::evaluate) from the side to move's indices alone (a search's leaf
+    /// takes them from [`Features::mover_after`]).
+    #[inline(always)]
+    #[must_use]
+    pub fn evaluate_indices(&self, idx: &[u16; INSTANCES], player: u64, opponent: u64) -> i32 {
         let set = &*SET;
         let empties = (!(player | opponent)).count_ones();
         let stage = (empties.min(60) / self.width) as usize;
         let w = &self.raw[stage * self.stride..(stage + 1) * self.stride];
-        let idx = features.mover();
         let mut sum = 0i32;
         for i in 0..INSTANCES {
             sum += i32::from(w[set.instance_offset[i] as usize + idx[i] as usize]);

@@ -795,13 +795,14 @@ macro_rules! solver_kernels {
             }
             let mut best = i32::MIN + 1;
             let mut visit = |sq: u32, f: u64, best: &mut i32, alpha: &mut i32| {
-                let child = features.after(sq, f);
                 let (np, no) = (opponent ^ f, player | f | 1 << sq);
                 *nodes += 1;
-                // One ply from the leaves the child is evaluated here (what the call would do).
+                // One ply from the leaves the child is evaluated here (what the call would do),
+                // from the one view it needs.
                 let score = if depth == 1 {
-                    -eval.evaluate(&child, np, no)
+                    -eval.evaluate_indices(&features.mover_after(sq, f), np, no)
                 } else {
+                    let child = features.after(sq, f);
                     -eval_search(eval, &child, np, no, depth - 1, -beta, -*alpha, nodes)
                 };
                 if score > *best {
@@ -1034,9 +1035,14 @@ macro_rules! solver_kernels {
                 let weighted = (replies.count_ones() + (replies & corner_mask).count_ones()) as i32;
                 let mut key = if let (Some(eval), Some(features)) = (learned, &features) {
                     // The opponent's value after the move, searched a little (smaller first).
-                    let cf = features.after(sq, f);
-                    weighted * EVAL_MOBILITY_WEIGHT
-                        + eval_search(eval, &cf, np, no, eval_order_depth(empties), -1_000_000, 1_000_000, nodes)
+                    let depth = eval_order_depth(empties);
+                    let value = if depth == 0 {
+                        eval.evaluate_indices(&features.mover_after(sq, f), np, no)
+                    } else {
+                        let cf = features.after(sq, f);
+                        eval_search(eval, &cf, np, no, depth, -1_000_000, 1_000_000, nodes)
+                    };
+                    weighted * EVAL_MOBILITY_WEIGHT + value
                 } else {
                     let potential = (neighbours(no) & empty & !bit).count_ones() as i32;
                     let key = weighted * 16 + potential * POTENTIAL_WEIGHT;

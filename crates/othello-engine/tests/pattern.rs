@@ -55,7 +55,12 @@ fn incremental_updates_equal_features_from_scratch() {
             let mv = moves[rng.random_range(0..moves.len())];
             match mv {
                 Move::Pass => features.pass(),
-                Move::Place(sq) => features.play(sq.index(), pos.flips(sq)),
+                Move::Place(sq) => {
+                    let flips = pos.flips(sq);
+                    let leaf = features.mover_after(sq.index(), flips);
+                    features.play(sq.index(), flips);
+                    assert_eq!(&leaf, features.mover(), "the leaf's view of the move");
+                }
             }
             pos = pos.play_unchecked(mv);
             let scratch = Features::from_scratch(pos.player(), pos.opponent());
