@@ -492,6 +492,29 @@ impl Midgame {
         self.eval.evaluate(&n.f, n.p, n.o).clamp(-limit, limit)
     }
 
+    /// [`leaf`](Self::leaf) of the child `n.play(sq, flipped)`, from the one view of its
+    /// features the evaluation reads (half the updates of making the child).
+    #[inline(always)]
+    fn leaf_after(&self, n: &Node, sq: u32, flipped: u64) -> i32 {
+        let limit = 64 * self.eval.scale() - 1;
+        let (p, o) = (n.o ^ flipped, n.p | flipped | 1u64 << sq);
+        self.eval
+            .evaluate_indices(&n.f.mover_after(sq, flipped), p, o)
+            .clamp(-limit, limit)
+    }
+
+    /// What [`pvs`](Self::pvs) does at depth 0 for a leaf whose value is `value`: one node
+    /// counted, and 0 once the search is out of budget.
+    #[inline(always)]
+    fn visit_leaf(&mut self, value: i32) -> i32 {
+        self.nodes += 1;
+        if self.out_of_budget() {
+            0
+        } else {
+            value
+        }
+    }
+
     fn out_of_budget(&mut self) -> bool {
         if self.stopped {
             return true;
@@ -560,15 +583,14 @@ impl Midgame {
             let score = if sq as u8 == table_move {
                 i32::MAX
             } else {
-                let child = n.play(sq, f);
                 // Fewer replies for the opponent first; the evaluation breaks ties, and deep
                 // nodes look one or two plies further.
-                let replies = legal_moves(child.p, child.o).count_ones() as i32;
+                let replies = legal_moves(n.o ^ f, n.p | f | 1u64 << sq).count_ones() as i32;
                 let value = if depth >= 6 {
                     let shallow = if depth >= 10 { 2 } else { 1 };
-                    -self.pvs(&child, shallow, -INF, INF, false)
+                    -self.pvs(&n.play(sq, f), shallow, -INF, INF, false)
                 } else if depth >= 3 {
-                    -self.leaf(&child)
+                    -self.leaf_after(n, sq, f)
                 } else {
                     0
                 };
@@ -667,10 +689,21 @@ impl Midgame {
                 }
                 break;
             }
-            let child = n.play(sq, f);
-            let score = if k == 0 {
+            let score = if depth == 1 {
+                // The child is a leaf: what `pvs` does at depth 0 (a re-search included),
+                // without making the child's features.
+                let value = self.leaf_after(n, sq, f);
+                let s = -self.visit_leaf(value);
+                if k > 0 && s > alpha && s < beta && pv {
+                    -self.visit_leaf(value)
+                } else {
+                    s
+                }
+            } else if k == 0 {
+                let child = n.play(sq, f);
                 -self.pvs(&child, depth - 1, -beta, -alpha, pv)
             } else {
+                let child = n.play(sq, f);
                 let s = -self.pvs(&child, depth - 1, -alpha - 1, -alpha, false);
                 if s > alpha && s < beta && pv {
                     -self.pvs(&child, depth - 1, -beta, -alpha, true)

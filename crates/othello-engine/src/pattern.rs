@@ -912,7 +912,8 @@ impl PatternWeights {
 /// The pattern evaluation ready to search with: each stage's weights laid out by raw index.
 #[derive(Clone, Debug)]
 pub struct PatternEval {
-    width: u32,
+    /// Where each count of empties (0..=60) finds its stage in `raw` (no division per leaf).
+    stage_at: [u32; 61],
     scale: i32,
     /// The pattern set: with [`Layout::EdgeMobility`] the stages carry the edge block.
     layout: Layout,
@@ -944,7 +945,9 @@ impl PatternEval {
             out[set.raw_total..].copy_from_slice(&w[set.compact_total..]);
         }
         PatternEval {
-            width: u32::from(weights.width),
+            stage_at: std::array::from_fn(|empties| {
+                (weights.stage(empties as u32) * stride) as u32
+            }),
             scale: i32::from(weights.scale),
             layout: weights.layout,
             raw,
@@ -981,8 +984,8 @@ impl PatternEval {
     pub fn evaluate_indices(&self, idx: &[u16; INSTANCES], player: u64, opponent: u64) -> i32 {
         let set = &*SET;
         let empties = (!(player | opponent)).count_ones();
-        let stage = (empties.min(60) / self.width) as usize;
-        let w = &self.raw[stage * self.stride..(stage + 1) * self.stride];
+        let at = self.stage_at[empties.min(60) as usize] as usize;
+        let w = &self.raw[at..at + self.stride];
         let mut sum = 0i32;
         for i in 0..INSTANCES {
             sum += i32::from(w[set.instance_offset[i] as usize + idx[i] as usize]);
