@@ -397,14 +397,6 @@ pub struct RootScore {
     pub pv: Vec<Move>,
 }
 
-/// Whether this CPU runs the x86-64-v3 builds (always false elsewhere).
-fn cpu_has_v3() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return othello::bitboard::has_x86_64_v3();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
 /// The midgame searcher: owns its table and a solver for the nodes near the end.
 pub struct Midgame {
     eval: Arc<PatternEval>,
@@ -442,7 +434,7 @@ impl Midgame {
             parallel: None,
             cut: None,
             pool: None,
-            v3: cpu_has_v3(),
+            v3: Kernel::Dispatched.runs_v3(),
         }
     }
 
@@ -458,7 +450,7 @@ impl Midgame {
     /// baseline build even where the CPU has x86-64-v3 (the slow twin the tests compare).
     #[must_use]
     pub fn with_kernel(mut self, kernel: Kernel) -> Midgame {
-        self.v3 = kernel == Kernel::Dispatched && cpu_has_v3();
+        self.v3 = kernel.runs_v3();
         self
     }
 

@@ -384,6 +384,12 @@ fn pow3(k: usize) -> usize {
 }
 
 impl PatternSet {
+    /// The (instance, 3^position) pairs of the instances that contain square `sq`.
+    #[inline(always)]
+    fn cells(&self, sq: usize) -> &[(u8, u16)] {
+        &self.by_square[sq][..self.by_square_len[sq] as usize]
+    }
+
     fn build() -> PatternSet {
         let mut shapes = Vec::new();
         let mut instances: Vec<Instance> = Vec::new();
@@ -521,7 +527,7 @@ impl Features {
         let me = self.turn as usize;
         let other = me ^ 1;
         let sq = (sq & 63) as usize;
-        for &(i, p) in &set.by_square[sq][..set.by_square_len[sq] as usize] {
+        for &(i, p) in set.cells(sq) {
             self.idx[me][i as usize] += p;
             self.idx[other][i as usize] += 2 * p;
         }
@@ -529,7 +535,7 @@ impl Features {
         while f != 0 {
             let s = f.trailing_zeros() as usize;
             f &= f - 1;
-            for &(i, p) in &set.by_square[s][..set.by_square_len[s] as usize] {
+            for &(i, p) in set.cells(s) {
                 self.idx[me][i as usize] -= p;
                 self.idx[other][i as usize] += p;
             }
@@ -557,14 +563,14 @@ impl Features {
         // flipped disc goes from 1 to 2.
         let mut idx = self.idx[(self.turn ^ 1) as usize];
         let sq = (sq & 63) as usize;
-        for &(i, p) in &set.by_square[sq][..set.by_square_len[sq] as usize] {
+        for &(i, p) in set.cells(sq) {
             idx[i as usize] += 2 * p;
         }
         let mut f = flipped;
         while f != 0 {
             let s = f.trailing_zeros() as usize;
             f &= f - 1;
-            for &(i, p) in &set.by_square[s][..set.by_square_len[s] as usize] {
+            for &(i, p) in set.cells(s) {
                 idx[i as usize] += p;
             }
         }

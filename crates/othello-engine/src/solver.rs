@@ -80,6 +80,18 @@ pub enum Kernel {
     Portable,
 }
 
+impl Kernel {
+    /// Whether this choice runs the x86-64-v3 build on this CPU (never off x86-64): the one
+    /// check behind the solver's and the midgame search's dispatch.
+    #[must_use]
+    pub(crate) fn runs_v3(self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return self == Kernel::Dispatched && othello::bitboard::has_x86_64_v3();
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+}
+
 /// The largest table: 2^28 entries of 24 bytes (6 GiB).
 pub const MAX_TABLE_BITS: u32 = 28;
 
@@ -1699,7 +1711,7 @@ impl<const N: usize> Solver<N> {
         let kernel = self.kernel;
         let run = |ctx: &mut Ctx| {
             #[cfg(target_arch = "x86_64")]
-            if kernel == Kernel::Dispatched && othello::bitboard::has_x86_64_v3() {
+            if kernel.runs_v3() {
                 // SAFETY: the CPU supports every feature the v3 kernels are compiled for (checked).
                 return unsafe { v3::root::<N>(ctx, player, opponent, alpha, beta) };
             }
