@@ -24,6 +24,9 @@ pub struct DataArgs {
     source: DataSource,
 }
 
+/// How many of the games that do not replay the summary names.
+const MAX_SKIPPED_LISTED: usize = 10;
+
 #[derive(Subcommand, Debug)]
 enum DataSource {
     /// Every WTHOR decision point labelled with the game's result for the side to move (value
@@ -71,6 +74,10 @@ struct Summary {
     seed: u64,
     label: &'static str,
     games: usize,
+    /// Games left out because they do not replay (an illegal move or an impossible count).
+    games_skipped: usize,
+    /// The first [`MAX_SKIPPED_LISTED`] of them, as `file: game N: why`.
+    skipped_games: Vec<String>,
     games_train: usize,
     games_test: usize,
     unfinished_games: usize,
@@ -295,8 +302,6 @@ fn wthor(args: &WthorArgs) -> Result<()> {
             args.wthor.display()
         );
     }
-    // Every file read: only now is the folder made.
-    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let capacity: usize = files
         .iter()
         .flat_map(|(_, f)| f.games.iter().map(|g| g.moves.len() + 1))
@@ -305,6 +310,7 @@ fn wthor(args: &WthorArgs) -> Result<()> {
     let (mut games, mut games_train, mut unfinished, mut count_differs, mut winner_differs) =
         (0, 0, 0, 0, 0);
     let mut passes = 0;
+    let (mut skipped, mut skipped_examples) = (0usize, Vec::new());
     bar.set_message("replaying the games");
     for (path, file) in &files {
         for (index, game) in file.games.iter().enumerate() {
@@ -313,8 +319,18 @@ fn wthor(args: &WthorArgs) -> Result<()> {
                 index: u32::try_from(index).context("more than 2^32 games in a file")?,
             };
             let part = id.part(args.seed);
-            let summary = decision_points(game, part, &mut occurrences)
-                .with_context(|| format!("{}: game {index}", path.display()))?;
+            // A game that does not replay is left out (nothing of it is kept) and reported, as
+            // `train patterns` does; the others still make the dataset.
+            let summary = match decision_points(game, part, &mut occurrences) {
+                Ok(summary) => summary,
+                Err(e) => {
+                    if skipped_examples.len() < MAX_SKIPPED_LISTED {
+                        skipped_examples.push(format!("{}: game {index}: {e}", path.display()));
+                    }
+                    skipped += 1;
+                    continue;
+                }
+            };
             games += 1;
             games_train += usize::from(part == Part::Train);
             unfinished += usize::from(!summary.finished);
@@ -324,6 +340,27 @@ fn wthor(args: &WthorArgs) -> Result<()> {
         }
     }
     drop(files);
+    if games == 0 {
+        bail!(
+            "{}: none of the {skipped} games replays (the first: {}), so there is nothing to \
+             build a dataset from",
+            args.wthor.display(),
+            skipped_examples.first().map_or("", String::as_str)
+        );
+    }
+    if skipped > 0 && !args.quiet {
+        bar.suspend(|| {
+            eprintln!(
+                "warning: {skipped} game{} that do{} not replay left out (listed in summary.json); \
+                 the first: {}",
+                if skipped == 1 { "" } else { "s" },
+                if skipped == 1 { "es" } else { "" },
+                skipped_examples.first().map_or("", String::as_str)
+            );
+        });
+    }
+    // Every file read and replayed: only now is the folder made.
+    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let decision = occurrences.len();
 
     let mut written = Vec::new();
@@ -352,6 +389,8 @@ fn wthor(args: &WthorArgs) -> Result<()> {
         seed: args.seed,
         label: LABEL,
         games,
+        games_skipped: skipped,
+        skipped_games: skipped_examples,
         games_train,
         games_test: games - games_train,
         unfinished_games: unfinished,
@@ -424,6 +463,14 @@ fn markdown(s: &Summary) -> String {
         n(s.recorded_count_differs),
         n(s.recorded_winner_differs)
     );
+    if s.games_skipped > 0 {
+        let _ = writeln!(
+            md,
+            "{} games left out because they do not replay (the first: {}).\n",
+            n(s.games_skipped),
+            s.skipped_games.first().map_or("", String::as_str)
+        );
+    }
     let _ = writeln!(md, "| | raw | merged (8 symmetries) | paper |");
     let _ = writeln!(md, "|---|---:|---:|---:|");
     let rows: [(&str, usize, usize, String); 10] = [

@@ -132,3 +132,58 @@ fn data_wthor_writes_consistent_splits() {
     assert!(err.contains("hold no games"), "{err}");
     assert!(!fresh.exists(), "no folder is left behind");
 }
+
+#[test]
+fn data_wthor_leaves_out_games_that_do_not_replay() {
+    let real =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/othello/wthor/WTH_1977.wtb");
+    let bytes = std::fs::read(real).expect("a shipped WTHOR file");
+    let games = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]) as usize;
+    assert!(games > 2);
+    let out = TempDir::new("skip-out");
+    let run = |bytes: &[u8], dir: &str| {
+        let src = TempDir::new("skip-wthor");
+        std::fs::write(src.path().join("WTH_1977.wtb"), bytes).expect("write");
+        let dir = out.path().join(dir);
+        let args = [
+            "data",
+            "wthor",
+            "--wthor",
+            src.path().to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        let (ok, _, err) = stonelab(&args, "");
+        (ok, err, dir)
+    };
+    let (ok, err, whole) = run(&bytes, "whole");
+    assert!(ok, "{err}");
+    // The second game's first move on a1: not legal from the start position.
+    let mut broken = bytes.clone();
+    broken[16 + 68 + 8] = 11;
+    let (ok, err, part) = run(&broken, "part");
+    assert!(ok, "{err}");
+    assert!(err.contains("1 game that does not replay"), "{err}");
+    assert!(err.contains("game 1"), "{err}");
+    let read = |dir: &std::path::Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+    };
+    let (whole, part) = (read(&whole), read(&part));
+    assert_eq!(whole["games_skipped"], 0);
+    assert_eq!(part["games_skipped"], 1);
+    assert_eq!(part["games"].as_u64(), Some(games as u64 - 1));
+    assert!(part["skipped_games"][0]
+        .as_str()
+        .unwrap()
+        .contains("game 1"));
+    assert!(part["decision_points"].as_u64().unwrap() < whole["decision_points"].as_u64().unwrap());
+
+    // Every game broken: an error that says so, and no folder.
+    for g in 0..games {
+        broken[16 + 68 * g + 8] = 11;
+    }
+    let (ok, err, none) = run(&broken, "none");
+    assert!(!ok);
+    assert!(err.contains("none of the"), "{err}");
+    assert!(!none.exists(), "no folder is left behind");
+}
