@@ -480,24 +480,6 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
     );
     for (arch, label) in archs {
         for threads in [1, 2] {
-            let figures: Vec<String> = [1, 16, 64]
-                .iter()
-                .map(|&games| {
-                    let rate = match size {
-                        4 => measure_driver::<othello::Othello4>(arch, games, threads, time),
-                        6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
-                        _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
-                    }?;
-                    let noun = if games == 1 { "game" } else { "games" };
-                    Ok(format!("{games} {noun} {rate:.0}"))
-                })
-                .collect::<Result<_>>()?;
-            outln!(
-                "{:<14} {:<15} {threads:>7} driver (greedy vs random), positions/s: {}",
-                arch.label(),
-                label,
-                figures.join(", ")
-            );
             for batch in [1, 32, 256] {
                 let s = measure(arch, size, batch, threads, time)?;
                 outln!(
@@ -508,6 +490,39 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
                     s.train_steps_per_s
                 );
             }
+        }
+    }
+    // The multi-game driver in a table of its own: positions/s with 1, 16 and 64 games at once.
+    outln!();
+    outln!("Multi-game driver (greedy against random), positions/s");
+    outln!(
+        "{:<14} {:<15} {:>7} {:>13} {:>13} {:>13}",
+        "network",
+        "",
+        "threads",
+        "1 game",
+        "16 games",
+        "64 games"
+    );
+    for (arch, label) in archs {
+        for threads in [1, 2] {
+            let figures: Vec<String> = [1, 16, 64]
+                .iter()
+                .map(|&games| {
+                    let rate = match size {
+                        4 => measure_driver::<othello::Othello4>(arch, games, threads, time),
+                        6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
+                        _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
+                    }?;
+                    Ok(format!("{rate:>13.0}"))
+                })
+                .collect::<Result<_>>()?;
+            outln!(
+                "{:<14} {:<15} {threads:>7} {}",
+                arch.label(),
+                label,
+                figures.join(" ")
+            );
         }
     }
     Ok(())
