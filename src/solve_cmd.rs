@@ -1,5 +1,6 @@
 //! `stonelab solve`: exact endgame scores, best moves and search statistics.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ pub struct SolveArgs {
     /// Board strings (squares X/O/- from a1, then the side to move) or `.obf` files; none means
     /// the game's start position. Options go before them (board strings may start with '-').
     #[arg(allow_hyphen_values = true)]
-    positions: Vec<String>,
+    positions: Vec<OsString>,
     /// The game (board size).
     #[arg(long, default_value_t = GameId::Othello8, value_parser = crate::games::othello_game())]
     game: GameId,
@@ -61,8 +62,11 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
         }]);
     }
     let mut out = Vec::new();
-    for arg in &args.positions {
-        let path = Path::new(arg);
+    for raw in &args.positions {
+        // A file's name may be any bytes the system allows; a board string is text.
+        let path = Path::new(raw);
+        let shown = path.display().to_string();
+        let arg = shown.as_str();
         if path.is_file() {
             if N != 8 {
                 bail!(".obf files hold 8x8 positions; use --game othello8");
@@ -86,6 +90,9 @@ fn jobs<const N: usize>(args: &SolveArgs) -> Result<Vec<Job<N>>> {
         if path.exists() {
             bail!("{arg}: not a regular file (a position file is an .obf text file)");
         }
+        let Some(arg) = raw.to_str() else {
+            bail!("no such file: {arg} (and not a board string, which is plain text)");
+        };
         // A board string is checked against the rules: a position no game reaches (an empty
         // centre square) is named as such, not solved.
         let error = match arg.parse::<Othello<N>>() {

@@ -179,3 +179,43 @@ fn board_strings_starting_with_dashes_are_boards() {
     assert!(err.contains("d: not a regular file"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A position file whose name is not UTF-8 (any bytes but `/` and NUL on Unix) is read like
+/// any other; a missing one is named, lossily, as a missing file.
+#[cfg(unix)]
+#[test]
+fn position_files_with_non_utf8_names_are_read() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::env::temp_dir().join(format!("stonelab-solve-raw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let name = std::ffi::OsStr::from_bytes(b"ffo-\xff\xfe.obf");
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12;\n",
+    )
+    .expect("write");
+    let run = |arg: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_stonelab"))
+            .arg("solve")
+            .arg(arg)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run")
+    };
+    let found = run(&path);
+    let (out, err) = (
+        String::from_utf8_lossy(&found.stdout),
+        String::from_utf8_lossy(&found.stderr),
+    );
+    assert!(found.status.success(), "{err}");
+    assert!(out.contains("+18") && out.contains("ok"), "{out}");
+    let missing = run(&dir.join(std::ffi::OsStr::from_bytes(b"gone-\xff.obf")));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(!missing.status.success());
+    assert!(
+        err.contains("no such file") && err.contains("gone-"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
