@@ -340,12 +340,13 @@ fn wthor(args: &WthorArgs) -> Result<()> {
         }
     }
     drop(files);
+    let first_skipped = skipped_examples.first().map_or("", String::as_str);
     if games == 0 {
         bail!(
             "{}: none of the {skipped} games replays (the first: {}), so there is nothing to \
              build a dataset from",
             args.wthor.display(),
-            skipped_examples.first().map_or("", String::as_str)
+            first_skipped
         );
     }
     if skipped > 0 && !args.quiet {
@@ -355,7 +356,7 @@ fn wthor(args: &WthorArgs) -> Result<()> {
                  the first: {}",
                 if skipped == 1 { "" } else { "s" },
                 if skipped == 1 { "es" } else { "" },
-                skipped_examples.first().map_or("", String::as_str)
+                first_skipped
             );
         });
     }
