@@ -46,6 +46,10 @@ enum BenchKind {
         /// more than one, the run is made on one thread too and the speed-up printed.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// `off`: the pattern evaluation alone, without the correction network at the leaves;
+        /// `both`: the run with the network, then without, and the ratio of their node rates.
+        #[arg(long, default_value = "on", value_parser = ["on", "off", "both"])]
+        correction: String,
     },
     /// Prove the perfect-play result of 6x6 Othello from the start (published: white wins
     /// 16-20, a margin of -4 for black). Minutes on one core.
@@ -101,7 +105,21 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             depth,
             positions,
             threads,
-        } => midgame(*depth, *positions, *threads),
+            correction,
+        } => match correction.as_str() {
+            "both" => {
+                let with = midgame(*depth, *positions, *threads, true)?;
+                let without = midgame(*depth, *positions, *threads, false)?;
+                outln!(
+                    "with the correction network: {:.2}x the node rate of the patterns alone, \
+                     {:.2}x the time",
+                    with.0 / without.0.max(1e-9),
+                    with.1 / without.1.max(1e-9)
+                );
+                Ok(())
+            }
+            other => midgame(*depth, *positions, *threads, other == "on").map(|_| ()),
+        },
         BenchKind::Gomoku { depth } => gomoku_bench(*depth),
         BenchKind::Dqn { seconds, size } => dqn_bench(*seconds, *size),
         BenchKind::Minimax {
@@ -312,7 +330,8 @@ fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
 /// The most positions `bench midgame` searches.
 const MAX_MIDGAME_POSITIONS: usize = 10_000;
 
-fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
+/// Runs the midgame benchmark; returns its nodes per second and seconds.
+fn midgame(depth: u32, positions: usize, threads: usize, correction: bool) -> Result<(f64, f64)> {
     if !(1..=30).contains(&depth) {
         bail!("--depth {depth}: 1 to 30");
     }
@@ -323,13 +342,18 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
         bail!("--threads {threads}: 1 to 64");
     }
     let single = (threads > 1).then(|| {
-        let r = othello_engine::bench::midgame(positions, depth, 1, |_| {});
+        let r = othello_engine::bench::midgame(positions, depth, 1, correction, |_| {});
         print_total("one thread", r.nodes, r.elapsed);
         r.elapsed
     });
     outln!(
         "othello midgame benchmark: {positions} positions, depth {depth}, {threads} thread(s), \
-         each from a cleared table"
+         each from a cleared table, {}",
+        if correction {
+            "with the correction network"
+        } else {
+            "the pattern evaluation alone"
+        }
     );
     outln!(
         "{:>4} {:>7} {:>8} {:>5} {:>12} {:>9} {:>10}",
@@ -341,7 +365,7 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
         "seconds",
         "nodes/s"
     );
-    let report = othello_engine::bench::midgame(positions, depth, threads, |row| {
+    let report = othello_engine::bench::midgame(positions, depth, threads, correction, |row| {
         outln!(
             "{:>4} {:>7} {:>+8.2} {:>5} {:>12} {:>9.3} {:>10}",
             row.number,
@@ -359,7 +383,8 @@ fn midgame(depth: u32, positions: usize, threads: usize) -> Result<()> {
     } else {
         outln!("node checksum: {}", report.checksum);
     }
-    Ok(())
+    let seconds = report.elapsed.as_secs_f64();
+    Ok((report.nodes as f64 / seconds.max(1e-9), seconds))
 }
 
 fn othello6(table_bits: u32) -> Result<()> {

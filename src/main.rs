@@ -168,5 +168,24 @@ mod tests {
         let bundled: patterns_cmd::PatternConfig =
             serde_json::from_value(card["config"].clone()).expect("the card has a config");
         assert_eq!(bundled, asked);
+        // The correction network comes from the same command, fitted for the bundled weights.
+        let card: serde_json::Value =
+            serde_json::from_str(include_str!("../models/othello8-correction.json"))
+                .expect("the correction card is JSON");
+        let config: patterns_cmd::PatternConfig =
+            serde_json::from_value(card["config"].clone()).expect("the card has a config");
+        assert_eq!(config, asked);
+        let net = othello_engine::correction::bundled();
+        assert_eq!(card["hidden"], net.hidden);
+        assert_eq!(card["planes"], net.planes);
+        assert_eq!(
+            card["patterns_fingerprint"],
+            format!(
+                "{:016x}",
+                othello_engine::correction::pattern_fingerprint(
+                    othello_engine::pattern::BUNDLED_BYTES
+                )
+            )
+        );
     }
 }

@@ -105,6 +105,22 @@ pub struct PatternConfig {
     /// with more, up to `exact_empties`, are left out.
     #[serde(default = "default_exact_rest")]
     pub exact_rest: u32,
+    /// Hidden units of the correction network fitted after the final fit (0: none).
+    #[serde(default)]
+    pub correction: usize,
+    /// Passes of the correction network's fit over the training positions.
+    #[serde(default = "default_correction_epochs")]
+    pub correction_epochs: u32,
+    /// The correction network also reads each side's frontier discs (six input planes, not four).
+    #[serde(default)]
+    pub correction_frontier: bool,
+}
+
+/// `correction_epochs` when the command line does not give it.
+pub const DEFAULT_CORRECTION_EPOCHS: u32 = 10;
+
+fn default_correction_epochs() -> u32 {
+    DEFAULT_CORRECTION_EPOCHS
 }
 
 /// `exact_rest` when the command line does not give it.
@@ -615,6 +631,10 @@ const PATTERN_RUN_FILES: &[&str] = &[
     "patterns.bin",
     "patterns.json",
     "plots",
+    "correction-state.bin",
+    "correction-log.csv",
+    "correction.bin",
+    "correction.json",
 ];
 
 /// What `train probcut` writes in its folder.
@@ -890,6 +910,190 @@ pub fn train(args: &PatternArgs<'_>) -> Result<()> {
             started.elapsed().as_secs_f64()
         );
     }
+    if config.correction > 0 {
+        fit_correction(out, &weights, &samples, config, args.quiet)?;
+        if !args.quiet {
+            eprintln!(
+                "correction network: {} ({:.0} s)",
+                out.join("correction.bin").display(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The card of a correction network (`correction.json`).
+#[derive(Serialize)]
+struct CorrectionCard<'a> {
+    format: &'static str,
+    algo: &'static str,
+    game: &'static str,
+    board_size: usize,
+    network: &'static str,
+    weights: &'static str,
+    hidden: usize,
+    planes: usize,
+    inputs: usize,
+    /// FNV-1a of the pattern file it corrects (`patterns.bin`).
+    patterns_fingerprint: String,
+    epochs: u32,
+    training_positions: usize,
+    /// (first empties of the band, held-out positions, pattern error, with the network).
+    held_out_mae: Vec<(u32, usize, f64, f64)>,
+    config: &'a PatternConfig,
+    stonelab: &'static str,
+}
+
+/// Phase 6: the correction network fitted to what `weights` leave over on the final labels,
+/// an epoch at a time (each saved whole in `correction-state.bin`, so a resumed fit is the
+/// same fit), with `correction-log.csv`, `plots/correction.png`, `correction.bin` and its card.
+fn fit_correction(
+    out: &Path,
+    weights: &PatternWeights,
+    samples: &[Sample],
+    config: &PatternConfig,
+    quiet: bool,
+) -> Result<()> {
+    use othello_engine::correction::{
+        fit_epoch, held_out_errors, pattern_fingerprint, FitConfig, FitState, Row,
+    };
+    use rayon::prelude::*;
+    let fingerprint = pattern_fingerprint(&weights.to_bytes());
+    let eval = PatternEval::new(weights);
+    let scale = f32::from(config.scale);
+    let rows: Vec<Row> = samples
+        .par_iter()
+        .map(|s| {
+            let f = othello_engine::pattern::Features::from_scratch(s.player, s.opponent);
+            Row::of(s, eval.evaluate(&f, s.player, s.opponent) as f32 / scale)
+        })
+        .collect();
+    let fit = FitConfig {
+        planes: if config.correction_frontier {
+            othello_engine::correction::FRONTIER_PLANES
+        } else {
+            othello_engine::correction::PLANES
+        },
+        hidden: config.correction,
+        epochs: config.correction_epochs,
+        seed: config.seed,
+        ..FitConfig::default()
+    };
+    let state_path = out.join("correction-state.bin");
+    let log_path = out.join("correction-log.csv");
+    let mut state = match fs::read(&state_path) {
+        Ok(bytes) => {
+            let state = FitState::from_bytes(&bytes)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", state_path.display()))?;
+            if state.net.patterns != fingerprint
+                || state.net.hidden != config.correction
+                || state.net.planes != fit.planes
+            {
+                bail!(
+                    "{} belongs to another fit (other pattern weights or width); remove it to \
+                     fit the correction network again",
+                    state_path.display()
+                );
+            }
+            state
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::write(
+                &log_path,
+                "epoch,train_rmse,held_out_mae_patterns,held_out_mae_corrected\n",
+            )?;
+            FitState::new(&fit, fingerprint)?
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", state_path.display())),
+    };
+    let training = rows.iter().filter(|r| !r.test).count();
+    let progress = bar(
+        quiet,
+        u64::from(config.correction_epochs),
+        "correction network (epochs)",
+    );
+    progress.set_position(u64::from(state.epochs.min(config.correction_epochs)));
+    let overall = |bands: &[(u32, usize, f64, f64)]| {
+        let n: usize = bands.iter().map(|b| b.1).sum();
+        let sum = |f: fn(&(u32, usize, f64, f64)) -> f64| {
+            bands.iter().map(|b| f(b) * b.1 as f64).sum::<f64>() / n.max(1) as f64
+        };
+        (sum(|b| b.2), sum(|b| b.3))
+    };
+    while state.epochs < config.correction_epochs {
+        let rmse = fit_epoch(&mut state, &rows, &fit);
+        let (before, after) = overall(&held_out_errors(&state.net, &rows));
+        let mut log = fs::OpenOptions::new().append(true).open(&log_path)?;
+        writeln!(log, "{},{rmse:.4},{before:.4},{after:.4}", state.epochs)?;
+        let tmp = out.join("correction-state.tmp");
+        fs::write(&tmp, state.to_bytes())?;
+        fs::rename(&tmp, &state_path)?;
+        progress.set_position(u64::from(state.epochs));
+    }
+    progress.finish_and_clear();
+    let bands = held_out_errors(&state.net, &rows);
+    fs::write(out.join("correction.bin"), state.net.to_bytes())?;
+    let card = CorrectionCard {
+        format: "stonelab-model/1",
+        algo: "othello-correction",
+        game: "othello8",
+        board_size: 8,
+        network: "correction.bin",
+        weights: "patterns.bin",
+        hidden: state.net.hidden,
+        planes: state.net.planes,
+        inputs: othello_engine::correction::inputs(state.net.planes),
+        patterns_fingerprint: format!("{fingerprint:016x}"),
+        epochs: state.epochs,
+        training_positions: training,
+        held_out_mae: bands
+            .iter()
+            .map(|&(e, n, a, b)| {
+                (
+                    e,
+                    n,
+                    (a * 1000.0).round() / 1000.0,
+                    (b * 1000.0).round() / 1000.0,
+                )
+            })
+            .collect(),
+        config,
+        stonelab: env!("CARGO_PKG_VERSION"),
+    };
+    fs::write(
+        out.join("correction.json"),
+        serde_json::to_string_pretty(&card)?,
+    )?;
+    let plots = out.join("plots");
+    fs::create_dir_all(&plots)?;
+    let band = |name: &str, f: fn(&(u32, usize, f64, f64)) -> f64| Series {
+        name: name.into(),
+        points: bands.iter().map(|b| (f64::from(b.0), f(b))).collect(),
+    };
+    line_chart(
+        &plots.join("correction.png"),
+        "held-out mean absolute error per band of 10 empties (discs)",
+        "empty squares (band start)",
+        "discs",
+        &[
+            band("patterns", |b| b.2),
+            band("patterns + correction", |b| b.3),
+        ],
+        None,
+    )?;
+    if !quiet {
+        for (e, n, a, b) in &bands {
+            let range = if *e >= 60 {
+                "60".to_string()
+            } else {
+                format!("{e}-{}", e + 9)
+            };
+            eprintln!(
+                "  {range:>5} empties: {n:8} held out, patterns {a:.3}, with the correction {b:.3}"
+            );
+        }
+    }
     Ok(())
 }
 
@@ -932,11 +1136,35 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         edge_mobility: false,
         exact_fraction: 1.0,
         exact_rest: 0,
+        correction: 0,
+        correction_epochs: DEFAULT_CORRECTION_EPOCHS,
+        correction_frontier: false,
     })?;
     let eval = match args.weights {
         Some(path) => othello_engine::pattern::load(path)
             .with_context(|| format!("--from {}", path.display()))?,
         None => othello_engine::pattern::bundled(),
+    };
+    // The searches are the engine's: the bundled weights with the bundled correction network,
+    // or `--from FILE` with the `correction.bin` beside it when it was fitted for that file.
+    let correction = match args.weights {
+        None => Some(othello_engine::correction::bundled()),
+        Some(path) => {
+            let beside = path.with_file_name("correction.bin");
+            if beside.is_file() {
+                let net = othello_engine::correction::load(&beside)
+                    .with_context(|| format!("{}", beside.display()))?;
+                let bytes = fs::read(path).with_context(|| format!("--from {}", path.display()))?;
+                net.check_fits(&bytes)
+                    .with_context(|| format!("{}", beside.display()))?;
+                if !args.quiet {
+                    eprintln!("with the correction network {}", beside.display());
+                }
+                Some(net)
+            } else {
+                None
+            }
+        }
     };
     // A seeded walk through the games: each picked game gives its position after a seeded
     // number of moves (4-50: 56 to 10 empties, so every 10-empties row from 10 to 59 is fitted).
@@ -964,9 +1192,15 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
     replace_out(out, PROBCUT_RUN_FILES)?;
     let started = Instant::now();
     let progress = bar(args.quiet, positions.len() as u64, "positions searched");
-    let pairs = othello_engine::train::probcut_pairs(&eval, &positions, args.max_depth, &|| {
-        progress.inc(1);
-    });
+    let pairs = othello_engine::train::probcut_pairs(
+        &eval,
+        correction.as_ref(),
+        &positions,
+        args.max_depth,
+        &|| {
+            progress.inc(1);
+        },
+    );
     progress.finish_and_clear();
     let mut csv = String::from("depth,empties,shallow,deep\n");
     for p in &pairs {

@@ -110,10 +110,25 @@ fn option_read_by(id: &str, algo: Algo) -> Option<bool> {
         "epochs_per_game" => algo == CnnSelfplay,
         "wthor" => matches!(algo, Patterns | Probcut),
         "positions" => algo == Probcut,
-        "max_games" | "exact_empties" | "exact_fraction" | "exact_rest" | "search_depth"
-        | "search_probcut" | "self_play_exact" | "theoretical_exact" | "self_play_search"
-        | "edge_mobility" | "stage_width" | "lambda" | "iterations" | "blend"
-        | "self_play_games" | "deviations" => algo == Patterns,
+        "max_games"
+        | "exact_empties"
+        | "exact_fraction"
+        | "exact_rest"
+        | "search_depth"
+        | "search_probcut"
+        | "self_play_exact"
+        | "theoretical_exact"
+        | "self_play_search"
+        | "edge_mobility"
+        | "correction"
+        | "correction_epochs"
+        | "correction_frontier"
+        | "stage_width"
+        | "lambda"
+        | "iterations"
+        | "blend"
+        | "self_play_games"
+        | "deviations" => algo == Patterns,
         _ => return None,
     })
 }
@@ -496,6 +511,18 @@ pub struct TrainArgs {
     /// the edges (33,168 more weights a stage; see docs/othello-engine.md).
     #[arg(long)]
     pub edge_mobility: bool,
+    /// patterns: after the final fit, fit a correction network of this many hidden units to
+    /// what the pattern weights leave over (the `othello` engine adds it at the midgame's
+    /// leaves; 0: none; the bundled network has 64).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=512))]
+    pub correction: u32,
+    /// patterns: passes of the correction network's fit over the training positions.
+    #[arg(long, default_value_t = crate::patterns_cmd::DEFAULT_CORRECTION_EPOCHS, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub correction_epochs: u32,
+    /// patterns: the correction network also reads each side's frontier discs (those next to
+    /// an empty square): six input planes instead of four.
+    #[arg(long)]
+    pub correction_frontier: bool,
     /// patterns: empty squares per stage of weights.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=61))]
     pub stage_width: u8,
@@ -707,6 +734,9 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
         edge_mobility: args.edge_mobility,
         exact_fraction: args.exact_fraction,
         exact_rest,
+        correction: args.correction as usize,
+        correction_epochs: args.correction_epochs,
+        correction_frontier: args.correction_frontier,
     })
 }
 

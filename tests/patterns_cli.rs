@@ -216,6 +216,111 @@ fn a_pattern_run_labels_searches_plays_fits_and_resumes_to_the_same_weights() {
     }
 }
 
+/// `--correction N`: after the final fit, the correction network fitted for the run's weights,
+/// with its card, log and plot; the same command gives the same network, a run resumed after
+/// its final fit gives it too, and the `othello` engine plays the pair from the files.
+#[test]
+fn a_pattern_run_fits_a_correction_network_seed_faithfully() {
+    let with = |out: &Path| {
+        let mut args = tiny(out);
+        args.extend(["--correction", "16", "--correction-epochs", "2"].map(String::from));
+        args
+    };
+    let a = run_dir("patterns-corr-a");
+    let (ok, _, err) = run(&with(&a));
+    assert!(ok, "{err}");
+    for file in [
+        "correction.bin",
+        "correction.json",
+        "correction-log.csv",
+        "correction-state.bin",
+        "plots/correction.png",
+    ] {
+        assert!(a.join(file).is_file(), "{file} missing");
+    }
+    let net = othello_engine::correction::load(&a.join("correction.bin")).expect("a network");
+    assert_eq!(net.hidden, 16);
+    let weights = std::fs::read(a.join("patterns.bin")).expect("weights");
+    net.check_fits(&weights)
+        .expect("fitted for the run's weights");
+    let log = std::fs::read_to_string(a.join("correction-log.csv")).expect("log");
+    assert_eq!(log.lines().count(), 3, "{log}");
+    let card: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(a.join("correction.json")).expect("card"))
+            .expect("the card is JSON");
+    assert_eq!(card["hidden"], 16);
+    assert_eq!(card["epochs"], 2);
+    assert!(
+        card["held_out_mae"]
+            .as_array()
+            .is_some_and(|b| !b.is_empty()),
+        "{card}"
+    );
+
+    // The same command again, and the run resumed after its final fit: the same network.
+    let b = run_dir("patterns-corr-b");
+    let (ok, _, err) = run(&with(&b));
+    assert!(ok, "{err}");
+    let c = run_dir("patterns-corr-c");
+    std::fs::create_dir_all(c.join("samples")).expect("mkdir");
+    for entry in std::fs::read_dir(a.join("samples")).expect("samples") {
+        let entry = entry.expect("entry");
+        std::fs::copy(entry.path(), c.join("samples").join(entry.file_name())).expect("copy");
+    }
+    for file in [
+        "config.json",
+        "fit.bin",
+        "log.csv",
+        "final-fit.bin",
+        "final-log.csv",
+    ] {
+        std::fs::copy(a.join(file), c.join(file)).expect("copy");
+    }
+    let mut resume = with(&c);
+    resume.push("--resume".into());
+    let (ok, _, err) = run(&resume);
+    assert!(ok, "{err}");
+    for dir in [&b, &c] {
+        assert_eq!(
+            std::fs::read(a.join("correction.bin")).expect("a"),
+            std::fs::read(dir.join("correction.bin")).expect("other"),
+            "{}",
+            dir.display()
+        );
+    }
+
+    // The engine plays the pair from the files; the network refuses other weights.
+    let spec = format!(
+        "othello:depth=2,book=off,weights={},correction={}",
+        a.join("patterns.bin").display(),
+        a.join("correction.bin").display()
+    );
+    let (ok, _, err) = run(&[
+        "arena".to_string(),
+        "--agents".into(),
+        spec,
+        "random".into(),
+        "--games".into(),
+        "2".into(),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, _, err) = run(&[
+        "arena".to_string(),
+        "--agents".into(),
+        format!(
+            "othello:depth=1,correction={}",
+            a.join("correction.bin").display()
+        ),
+        "random".into(),
+        "--games".into(),
+        "2".into(),
+    ]);
+    assert!(
+        !ok && err.contains("fitted for the pattern weights"),
+        "{err}"
+    );
+}
+
 /// `--force` replaces only an earlier run of the same command: a folder holding anything else is
 /// refused and left whole, and a run whose records cannot be read leaves the old run in place.
 #[test]

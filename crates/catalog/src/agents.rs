@@ -270,6 +270,12 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                  midgame instead of the bundled one; the bundled Multi-ProbCut table and book \
                  stay (book=off plays the weights alone)",
             ),
+            (
+                "correction",
+                "`on`, `off` or a file: the correction network added to the evaluation at the \
+                 midgame's leaves (default: on, the bundled network, with the bundled weights; \
+                 off with `weights`, which takes the correction.bin fitted for them)",
+            ),
         ],
         Box::new(|spec, seed| {
             let bad = |key: &str, value: String, why: &str| search::SpecError::BadValue {
@@ -325,7 +331,38 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 Some(path) => othello_engine::pattern::load(std::path::Path::new(&path))
                     .map_err(|e| bad("weights", path.clone(), &e.to_string()))?,
             };
-            let mut midgame = othello_engine::midgame::MidgameAgent::new(eval, depth, time);
+            let correction = match (
+                spec.get::<String>("correction")?.as_deref(),
+                spec.get::<String>("weights")?,
+            ) {
+                (Some("off"), _) | (None, Some(_)) => None,
+                (None | Some("on"), None) => Some(othello_engine::correction::bundled()),
+                (Some("on"), Some(_)) => {
+                    return Err(bad(
+                        "correction",
+                        "on".into(),
+                        "the bundled network fits the bundled weights only: with `weights`, \
+                         name the correction.bin fitted for them, or `off`",
+                    ))
+                }
+                (Some(path), weights) => {
+                    let net = othello_engine::correction::load(std::path::Path::new(path))
+                        .map_err(|e| bad("correction", path.into(), &e.to_string()))?;
+                    let fits = match &weights {
+                        None => net.check_fits(othello_engine::pattern::BUNDLED_BYTES),
+                        Some(file) => {
+                            let bytes =
+                                othello_engine::pattern::read_file(std::path::Path::new(file))
+                                    .map_err(|e| bad("weights", file.clone(), &e.to_string()))?;
+                            net.check_fits(&bytes)
+                        }
+                    };
+                    fits.map_err(|e| bad("correction", path.into(), &e.to_string()))?;
+                    Some(net)
+                }
+            };
+            let mut midgame = othello_engine::midgame::MidgameAgent::new(eval, depth, time)
+                .with_correction(correction);
             if let Some(t) = selectivity {
                 midgame = midgame.with_probcut(othello_engine::midgame::bundled_probcut(), t);
             }
@@ -344,6 +381,10 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
             let mut agent: Box<dyn search::Agent<Othello8>> = Box::new(
                 SolverAgent::<8>::with_midgame(empties, time, Box::new(midgame))
                     .with_solver_threads(threads)
+                    .with_bounded_handover(
+                        othello_engine::level::HANDOVER_EXTRA,
+                        othello_engine::level::HANDOVER_NODES,
+                    )
                     .named("othello"),
             );
             if book {

@@ -382,7 +382,8 @@ fn othello_weights_from_a_file() {
         let d = agent.select(&pos, &Budget::default()).expect("a move");
         (d.mv, d.nodes, d.score)
     };
-    let plain = decide("othello:depth=5,book=off");
+    // A weight file from disk comes without the bundled correction network.
+    let plain = decide("othello:depth=5,book=off,correction=off");
     let spec = format!("othello:depth=5,book=off,weights={}", bundled.display());
     assert_eq!(decide(&spec), plain);
     let spec = format!("othello:depth=5,book=off,weights={}", flat.display());
@@ -403,6 +404,80 @@ fn othello_weights_from_a_file() {
         let err = registry.build(&spec, 1).err().expect("refused").to_string();
         assert!(
             err.contains("weights") && err.contains(why),
+            "{spec}: {err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `othello:correction=`: on by default with the bundled weights (and changing the search),
+/// `off` searching the patterns alone, a file fitted for the weights played as the bundled
+/// network plays, and a network refused by name when it is damaged, missing, fitted for other
+/// weights or named `on` beside a weight file.
+#[test]
+fn othello_correction_network_option() {
+    use othello_engine::correction::bundled;
+    use othello_engine::pattern::{PatternWeights, BUNDLED_BYTES};
+    let dir = std::env::temp_dir().join(format!("stonelab-correction-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let net = dir.join("correction.bin");
+    std::fs::write(&net, bundled().to_bytes()).expect("write");
+    let weights = dir.join("patterns.bin");
+    std::fs::write(&weights, BUNDLED_BYTES).expect("write");
+    let flat = dir.join("flat.bin");
+    let zeros = PatternWeights::zeros(2, 64).expect("zero weights");
+    std::fs::write(&flat, zeros.to_bytes()).expect("write");
+    let registry = Othello8::registry();
+    let mut pos = Othello8::new();
+    for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7"] {
+        pos = pos.play_unchecked(mv.parse().expect("move"));
+    }
+    let decide = |spec: &str| {
+        let mut agent = registry.build(spec, 1).expect(spec);
+        let d = agent.select(&pos, &Budget::default()).expect("a move");
+        (d.mv, d.nodes, d.score)
+    };
+    let default = decide("othello:depth=5,book=off");
+    assert_eq!(decide("othello:depth=5,book=off,correction=on"), default);
+    assert_ne!(decide("othello:depth=5,book=off,correction=off"), default);
+    let file = format!("othello:depth=5,book=off,correction={}", net.display());
+    assert_eq!(decide(&file), default);
+    let both = format!(
+        "othello:depth=5,book=off,weights={},correction={}",
+        weights.display(),
+        net.display()
+    );
+    assert_eq!(decide(&both), default);
+
+    let damaged = dir.join("damaged.bin");
+    let mut bytes = bundled().to_bytes();
+    bytes[200] ^= 1;
+    std::fs::write(&damaged, bytes).expect("write");
+    for (spec, why) in [
+        (
+            format!("othello:correction={}", damaged.display()),
+            "checksum",
+        ),
+        (
+            format!("othello:correction={}", dir.join("none.bin").display()),
+            "cannot read",
+        ),
+        (
+            format!(
+                "othello:weights={},correction={}",
+                flat.display(),
+                net.display()
+            ),
+            "fitted for the pattern weights",
+        ),
+        (
+            format!("othello:weights={},correction=on", flat.display()),
+            "bundled weights only",
+        ),
+    ] {
+        let err = registry.build(&spec, 1).err().expect("refused").to_string();
+        assert!(
+            err.contains("correction") && err.contains(why),
             "{spec}: {err}"
         );
     }

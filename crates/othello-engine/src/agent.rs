@@ -29,6 +29,10 @@ pub struct SolverAgent<const N: usize> {
     /// The midgame's own time per move: the clock when the budget names none.
     time: Option<Duration>,
     name: &'static str,
+    /// Without a clock, the positions up to this many empties above `exact_empties` get a
+    /// node-bounded exact solve, then a node-bounded win/loss/draw solve, before the midgame
+    /// (`(extra empties, nodes of each solve)`; see [`with_bounded_handover`](Self::with_bounded_handover)).
+    bounded: Option<(u32, u64)>,
 }
 
 impl<const N: usize> SolverAgent<N> {
@@ -70,6 +74,7 @@ impl<const N: usize> SolverAgent<N> {
             exact_empties,
             reach: Self::default_reach(),
             name: "solver",
+            bounded: None,
         }
     }
 
@@ -84,6 +89,17 @@ impl<const N: usize> SolverAgent<N> {
     #[must_use]
     pub fn named(mut self, name: &'static str) -> Self {
         self.name = name;
+        self
+    }
+
+    /// Without a clock, a position with up to `extra` empties more than the exact zone first
+    /// gets an exact solve of at most `nodes` nodes; when that does not finish, a win/loss/draw
+    /// solve of at most `nodes` more, whose move is played when it proves a win or a draw; only
+    /// when neither settles it does the midgame search choose. Node counts, not time, bound
+    /// them, so a game plays the same on any machine (on one solver thread).
+    #[must_use]
+    pub fn with_bounded_handover(mut self, extra: u32, nodes: u64) -> Self {
+        self.bounded = (extra > 0 && nodes > 0).then_some((extra, nodes));
         self
     }
 
@@ -188,6 +204,24 @@ impl<const N: usize> Agent<Othello<N>> for SolverAgent<N> {
                 let s = self.solver.solve(pos);
                 return Self::exact(pos, s);
             }
+        } else if let Some((_, nodes)) = self.bounded.filter(|&(extra, _)| {
+            time.is_none()
+                && empties <= self.exact_empties.saturating_add(extra)
+                && pos.legal_moves().len() >= 2
+        }) {
+            if let Some(s) = self.solver.solve_limited(pos, &SolveLimit::nodes(nodes)) {
+                return Self::exact(pos, s);
+            }
+            if let Some(s) = self
+                .solver
+                .solve_window_limited(pos, -1, 1, &SolveLimit::nodes(nodes))
+            {
+                // A win's margin is then a bound (at least `s.score`), a draw's exact.
+                if s.score >= 0 && s.best.is_some() {
+                    return Self::exact(pos, s);
+                }
+            }
+            return self.midgame.select(pos, budget);
         } else if empties > self.reach || pos.legal_moves().len() < 2 {
             return self.midgame.select(pos, budget);
         }

@@ -157,15 +157,18 @@ pub fn midgame_positions(count: usize) -> Vec<othello::Othello8> {
 }
 
 /// Searches the first `count` [`midgame_positions`] to `depth` plies with the bundled pattern
-/// evaluation on `threads` threads (node counts are deterministic on one), each from a cleared
+/// evaluation (and, with `correction`, the bundled correction network at the leaves, as the
+/// `othello` engine plays) on `threads` threads (node counts are deterministic on one), each from a cleared
 /// table, calling `on_row` after each.
 pub fn midgame(
     count: usize,
     depth: u32,
     threads: usize,
+    correction: bool,
     mut on_row: impl FnMut(&MidgameRow),
 ) -> MidgameReport {
-    let mut search = crate::midgame::Midgame::new(crate::pattern::bundled(), 20);
+    let mut search = crate::midgame::Midgame::new(crate::pattern::bundled(), 20)
+        .with_correction(correction.then(crate::correction::bundled));
     let mut report = MidgameReport {
         rows: Vec::new(),
         nodes: 0,

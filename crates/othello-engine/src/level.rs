@@ -17,6 +17,13 @@ pub struct Level {
 /// The highest level.
 pub const MAX_LEVEL: u32 = 20;
 
+/// Without a clock, positions up to this many empties above a level's exact zone get
+/// node-bounded solves before the midgame (exact, then win/loss/draw; see
+/// [`SolverAgent::with_bounded_handover`](crate::SolverAgent::with_bounded_handover)).
+pub const HANDOVER_EXTRA: u32 = 2;
+/// The most nodes of each of those solves: 2^21, about a twentieth of a second on one thread.
+pub const HANDOVER_NODES: u64 = 1 << 21;
+
 /// The level the app and `othello` without options play.
 pub const DEFAULT_LEVEL: u32 = 10;
 

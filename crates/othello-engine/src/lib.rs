@@ -6,6 +6,7 @@ mod agent;
 pub mod bench;
 pub mod book;
 pub mod clock;
+pub mod correction;
 mod eval;
 pub mod level;
 pub mod midgame;

@@ -15,6 +15,7 @@ use game::Game;
 use othello::bitboard::{flips, legal_moves};
 use othello::{Move, Othello8, Square};
 
+use crate::correction::CorrectionNet;
 use crate::pattern::{Features, PatternEval};
 use crate::{Kernel, Solver};
 
@@ -407,6 +408,8 @@ pub struct Midgame {
     node_limit: Option<u64>,
     stopped: bool,
     probcut: Option<(Arc<ProbCut>, f64)>,
+    /// The correction network added to the evaluation at the leaves.
+    correction: Option<Arc<CorrectionNet>>,
     /// The pool this searcher splits its nodes over (`None`: serial; helpers are serial).
     parallel: Option<Arc<Parallel>>,
     /// A helper's split point: set when a sibling has settled the node it works for.
@@ -431,6 +434,7 @@ impl Midgame {
             node_limit: None,
             stopped: false,
             probcut: None,
+            correction: None,
             parallel: None,
             cut: None,
             pool: None,
@@ -444,6 +448,28 @@ impl Midgame {
     pub fn with_probcut(mut self, probcut: Option<(Arc<ProbCut>, f64)>) -> Midgame {
         self.probcut = probcut.filter(|(_, t)| t.is_finite() && *t > 0.0);
         self
+    }
+
+    /// This searcher adding `net`'s correction to the evaluation at its leaves (`None`: the
+    /// pattern evaluation alone). The network must be fitted for this searcher's weights (see
+    /// [`CorrectionNet::check_fits`]).
+    #[must_use]
+    pub fn with_correction(mut self, net: Option<Arc<CorrectionNet>>) -> Midgame {
+        self.correction = net;
+        self
+    }
+
+    /// `value` (the pattern evaluation of `(p, o)`, in its units) with the correction network's
+    /// term added, rounded to the evaluation's units.
+    #[inline(always)]
+    fn correct(&self, value: i32, p: u64, o: u64) -> i32 {
+        match &self.correction {
+            None => value,
+            Some(net) => {
+                let s = self.eval.scale() as f32;
+                value + (net.correction(p, o, value as f32 / s) * s).round() as i32
+            }
+        }
     }
 
     /// This searcher forced onto one compilation of its search: [`Kernel::Portable`] runs the
@@ -478,16 +504,28 @@ impl Midgame {
         self.leaf(&Node::of(pos))
     }
 
-    #[inline]
+    #[inline(always)]
     fn leaf(&self, n: &Node) -> i32 {
         let limit = 64 * self.eval.scale() - 1;
-        self.eval.evaluate(&n.f, n.p, n.o).clamp(-limit, limit)
+        let v = self.eval.evaluate(&n.f, n.p, n.o);
+        self.correct(v, n.p, n.o).clamp(-limit, limit)
     }
 
     /// [`leaf`](Self::leaf) of the child `n.play(sq, flipped)`, from the one view of its
     /// features the evaluation reads (half the updates of making the child).
     #[inline(always)]
     fn leaf_after(&self, n: &Node, sq: u32, flipped: u64) -> i32 {
+        let limit = 64 * self.eval.scale() - 1;
+        let (p, o) = (n.o ^ flipped, n.p | flipped | 1u64 << sq);
+        let v = self
+            .eval
+            .evaluate_indices(&n.f.mover_after(sq, flipped), p, o);
+        self.correct(v, p, o).clamp(-limit, limit)
+    }
+
+    /// [`leaf_after`](Self::leaf_after) without the correction network (move ordering).
+    #[inline(always)]
+    fn leaf_after_linear(&self, n: &Node, sq: u32, flipped: u64) -> i32 {
         let limit = 64 * self.eval.scale() - 1;
         let (p, o) = (n.o ^ flipped, n.p | flipped | 1u64 << sq);
         self.eval
@@ -582,7 +620,7 @@ impl Midgame {
                     let shallow = if depth >= 10 { 2 } else { 1 };
                     -self.pvs(&n.play(sq, f), shallow, -INF, INF, false)
                 } else if depth >= 3 {
-                    -self.leaf_after(n, sq, f)
+                    -self.leaf_after_linear(n, sq, f)
                 } else {
                     0
                 };
@@ -1041,6 +1079,7 @@ impl Midgame {
             node_limit: None,
             stopped: false,
             probcut: self.probcut.clone(),
+            correction: self.correction.clone(),
             parallel: None,
             cut: None,
             pool: None,
@@ -1151,6 +1190,13 @@ impl MidgameAgent {
     #[must_use]
     pub fn with_threads(mut self, threads: usize) -> MidgameAgent {
         self.threads = threads.clamp(1, 256);
+        self
+    }
+
+    /// This agent adding `net`'s correction to the evaluation at its leaves.
+    #[must_use]
+    pub fn with_correction(mut self, net: Option<Arc<CorrectionNet>>) -> MidgameAgent {
+        self.search = self.search.with_correction(net);
         self
     }
 
@@ -1277,9 +1323,13 @@ mod tests {
             else {
                 panic!("FFO #{} is an 8x8 position", number + 1);
             };
-            for depth in [3, 6] {
-                let mut fast = Midgame::new(eval.clone(), 16);
-                let mut slow = Midgame::new(eval.clone(), 16).with_kernel(Kernel::Portable);
+            for (depth, correction) in [(3, false), (6, false), (3, true), (6, true)] {
+                // With the correction network too: its sums come out the same in both builds.
+                let net = correction.then(crate::correction::bundled);
+                let mut fast = Midgame::new(eval.clone(), 16).with_correction(net.clone());
+                let mut slow = Midgame::new(eval.clone(), 16)
+                    .with_correction(net)
+                    .with_kernel(Kernel::Portable);
                 let (a, b) = (
                     fast.search(&pos, depth, None, None),
                     slow.search(&pos, depth, None, None),
@@ -1287,7 +1337,7 @@ mod tests {
                 assert_eq!(
                     (a.score, a.best, a.nodes),
                     (b.score, b.best, b.nodes),
-                    "FFO #{} depth {depth}",
+                    "FFO #{} depth {depth}, correction {correction}",
                     number + 1
                 );
             }

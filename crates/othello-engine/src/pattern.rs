@@ -1118,6 +1118,39 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
     Ok(eval)
 }
 
+/// A weight file's bytes, unchecked (at most [`MAX_FILE_BYTES`]): what a correction network's
+/// fingerprint is compared with.
+///
+/// # Errors
+/// [`WeightsError::Io`] or [`WeightsError::TooLarge`].
+pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, WeightsError> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let io = |e: std::io::Error| WeightsError::Io {
+        path: shown.clone(),
+        why: e.to_string(),
+    };
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return Err(WeightsError::Io {
+            path: shown,
+            why: "not a regular file".into(),
+        });
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(io)?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(WeightsError::TooLarge {
+            path: shown,
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    Ok(bytes)
+}
+
 /// The compact columns a position touches under `layout` (one per instance, then with
 /// [`Layout::EdgeMobility`] the [`EDGE_COLUMNS`] after the patterns; `layout.columns()` of the
 /// array are used, the rest are 0) and its global values: the training view of the evaluation

@@ -738,6 +738,7 @@ pub struct ProbCutPair {
 #[must_use]
 pub fn probcut_pairs(
     eval: &std::sync::Arc<crate::pattern::PatternEval>,
+    correction: Option<&std::sync::Arc<crate::correction::CorrectionNet>>,
     positions: &[Othello8],
     max_depth: u32,
     done: &(dyn Fn() + Sync),
@@ -746,7 +747,7 @@ pub fn probcut_pairs(
     let parts: Vec<Vec<ProbCutPair>> = positions
         .par_iter()
         .map(|pos| {
-            let mut search = Midgame::new(eval.clone(), 18);
+            let mut search = Midgame::new(eval.clone(), 18).with_correction(correction.cloned());
             let scores = search.iteration_scores(pos, max_depth);
             let empties = pos.empty().count_ones();
             let mut out = Vec::new();

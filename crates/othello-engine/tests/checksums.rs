@@ -81,10 +81,13 @@ fn portable_kernel_searches_the_same_tree_as_the_dispatched_one() {
 }
 
 /// `stonelab bench midgame --depth 6`: the midgame search's node counts on its 20 fixed
-/// positions (bundled weights, one thread). Changes with the search or the bundled weights.
+/// positions (bundled weights and correction network, one thread); `--correction off`, the
+/// pattern evaluation alone. Changes with the search or the bundled files.
 #[test]
 fn midgame_depth_6_checksum() {
-    let report = othello_engine::bench::midgame(20, 6, 1, |_| {});
+    let report = othello_engine::bench::midgame(20, 6, 1, true, |_| {});
     assert_eq!(report.rows.len(), 20);
-    assert_eq!(report.checksum.to_string(), "066d52d0863d613f");
+    assert_eq!(report.checksum.to_string(), "b0473aa68cadc7e8");
+    let alone = othello_engine::bench::midgame(20, 6, 1, false, |_| {});
+    assert_eq!(alone.checksum.to_string(), "066d52d0863d613f");
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use game::Game;
 use othello::{Move, Othello8};
+use othello_engine::correction::CorrectionNet;
 use othello_engine::midgame::Midgame;
 use othello_engine::pattern::{bundled, PatternEval};
 use othello_engine::Solver;
@@ -27,22 +28,36 @@ fn margin(pos: &Othello8) -> i32 {
 
 /// Plain negamax: passes cost no depth, the end scores its margin, leaves their evaluation.
 fn negamax(eval: &PatternEval, pos: &Othello8, depth: u32) -> i32 {
+    negamax_with(eval, None, pos, depth)
+}
+
+/// [`negamax`] with the correction network's term added at the leaves, as the searcher does.
+fn negamax_with(
+    eval: &PatternEval,
+    net: Option<&CorrectionNet>,
+    pos: &Othello8,
+    depth: u32,
+) -> i32 {
     if pos.is_over() {
         return margin(pos) * eval.scale();
     }
     if depth == 0 {
         let limit = 64 * eval.scale() - 1;
-        return eval
-            .evaluate_position(pos.player(), pos.opponent())
-            .clamp(-limit, limit);
+        let (p, o) = (pos.player(), pos.opponent());
+        let mut value = eval.evaluate_position(p, o);
+        if let Some(net) = net {
+            let s = eval.scale() as f32;
+            value += (net.correction(p, o, value as f32 / s) * s).round() as i32;
+        }
+        return value.clamp(-limit, limit);
     }
     let moves = pos.legal_moves();
     if moves == [Move::Pass] {
-        return -negamax(eval, &pos.play_unchecked(Move::Pass), depth);
+        return -negamax_with(eval, net, &pos.play_unchecked(Move::Pass), depth);
     }
     moves
         .iter()
-        .map(|&mv| -negamax(eval, &pos.play_unchecked(mv), depth - 1))
+        .map(|&mv| -negamax_with(eval, net, &pos.play_unchecked(mv), depth - 1))
         .max()
         .unwrap_or(0)
 }
@@ -85,6 +100,42 @@ fn search_scores_equal_plain_negamax() {
         }
         checked += 1;
     }
+}
+
+/// With the correction network the search still scores what plain negamax over the corrected
+/// evaluation scores (its leaves, those evaluated without making the child included), and the
+/// network changes the scores.
+#[test]
+fn search_with_the_correction_scores_equal_plain_negamax() {
+    let eval: Arc<PatternEval> = bundled();
+    let net = othello_engine::correction::bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (mut checked, mut changed) = (0, 0);
+    while checked < 30 {
+        let plies = rng.random_range(4..54);
+        let Some(pos) = random_position(&mut rng, plies) else {
+            continue;
+        };
+        let depth = if plies > 48 { 5 } else { 1 + checked % 4 };
+        let mut search = Midgame::new(eval.clone(), 16).with_correction(Some(net.clone()));
+        let r = search.search(&pos, depth, None, None);
+        let expected = negamax_with(&eval, Some(&net), &pos, depth);
+        assert_eq!(r.score, expected, "depth {depth}, {}", pos.board_string());
+        if let Some(mv) = r.best {
+            assert_eq!(
+                -negamax_with(&eval, Some(&net), &pos.play_unchecked(mv), depth - 1),
+                expected,
+                "the best move of {}",
+                pos.board_string()
+            );
+        }
+        changed += usize::from(expected != negamax(&eval, &pos, depth));
+        checked += 1;
+    }
+    assert!(
+        changed > 20,
+        "the network changed only {changed} of 30 scores"
+    );
 }
 
 /// The analysis scores every legal move as plain negamax scores the position after it, all at

@@ -1,0 +1,799 @@
+//! The correction network: a small learned non-linear term added to the pattern evaluation at
+//! the midgame's leaves (one hidden layer over both sides' discs and legal moves, the stage and
+//! the pattern value), with its versioned file and its seeded, resumable fit.
+//!
+//! The pattern evaluation is linear per stage, so it cannot see how features combine (whether
+//! a side can really reach a corner, say). The network is fitted by Adam to what the pattern
+//! weights leave over (`label − evaluation`, mean squared error) on the final labels of a
+//! `train patterns` run; its output in discs is added to the evaluation at the midgame
+//! search's leaves. Move ordering and the exact solver keep the linear evaluation.
+
+use othello::bitboard::legal_moves;
+use rayon::prelude::*;
+
+use crate::train::{Sample, SplitMix};
+
+/// Input planes of 64 squares: the mover's discs, the other side's, the mover's legal moves,
+/// the other side's; with [`FRONTIER_PLANES`], also each side's frontier discs (next to an
+/// empty square).
+pub const PLANES: usize = 4;
+/// [`PLANES`] with the two frontier planes.
+pub const FRONTIER_PLANES: usize = 6;
+/// One input per empty-square count 0..=60.
+pub const STAGE_INPUTS: usize = 61;
+
+/// Every input of a network over `planes` planes: the planes, the stage one-hot, and the
+/// pattern value (in discs / 16), last.
+#[must_use]
+pub const fn inputs(planes: usize) -> usize {
+    planes * 64 + STAGE_INPUTS + 1
+}
+
+/// The inputs of the four-plane network.
+pub const INPUTS: usize = inputs(PLANES);
+/// The widest hidden layer a file may have.
+pub const MAX_HIDDEN: usize = 512;
+/// Hidden widths are multiples of this (the fast path's unit of work).
+pub const CHUNK: usize = 16;
+/// The pattern value's input is the value in discs divided by this.
+const DENSE_SCALE: f32 = 16.0;
+
+const MAGIC: &[u8; 8] = b"stonecor";
+const VERSION: u16 = 1;
+const HEADER_LEN: usize = 32;
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, continued from `hash`.
+#[must_use]
+pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// The fingerprint a correction file records of the pattern weight file it was fitted for:
+/// FNV-1a over that file's bytes.
+#[must_use]
+pub fn pattern_fingerprint(pattern_file: &[u8]) -> u64 {
+    fnv1a(FNV_START, pattern_file)
+}
+
+/// Why a correction file was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum CorrectionError {
+    /// Not a correction file.
+    #[error("not a stonelab correction network file (its first bytes are not \"stonecor\")")]
+    Magic,
+    /// Shorter than its header or its payload.
+    #[error("the file is cut short: {0}")]
+    Truncated(&'static str),
+    /// A format version this build does not read.
+    #[error("format version {0} (this build reads version {VERSION})")]
+    Version(u16),
+    /// Input planes this build does not know.
+    #[error("{0} input planes (this build reads {PLANES} or {FRONTIER_PLANES})")]
+    Planes(u16),
+    /// An input count that does not match the planes.
+    #[error("{0} inputs, where its planes make {1}")]
+    Inputs(u16, usize),
+    /// A hidden width out of range.
+    #[error("{0} hidden units (a multiple of {CHUNK} from {CHUNK} to {MAX_HIDDEN})")]
+    Hidden(u16),
+    /// The payload does not hold the layer sizes.
+    #[error("{found} payload bytes, the header's layer sizes need {expected}")]
+    Length {
+        /// Needed.
+        expected: usize,
+        /// Found.
+        found: usize,
+    },
+    /// The checksum does not match.
+    #[error("checksum mismatch: the header says {stored:016x}, the contents give {computed:016x}")]
+    Checksum {
+        /// In the header.
+        stored: u64,
+        /// Of the contents.
+        computed: u64,
+    },
+    /// A weight is NaN or infinite.
+    #[error("weight {0} is not a finite number")]
+    NotFinite(usize),
+    /// Fitted for other pattern weights.
+    #[error(
+        "the network was fitted for the pattern weights with fingerprint {fitted:016x}, not \
+         these ({given:016x}): a correction only fits the weights it was trained on"
+    )]
+    Mismatch {
+        /// In the file.
+        fitted: u64,
+        /// Of the weights it would correct.
+        given: u64,
+    },
+    /// The file could not be read.
+    #[error("cannot read {path}: {why}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's reason.
+        why: String,
+    },
+}
+
+/// The network: `out = w2 · relu(W1 x + b1) + b2`, in discs for the side to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CorrectionNet {
+    /// Input planes: [`PLANES`] or [`FRONTIER_PLANES`].
+    pub planes: usize,
+    /// Hidden units.
+    pub hidden: usize,
+    /// `inputs(planes) × hidden`, input-major (the row of input `i` is
+    /// `w1[i * hidden..][..hidden]`).
+    pub w1: Vec<f32>,
+    /// `hidden`.
+    pub b1: Vec<f32>,
+    /// `hidden`.
+    pub w2: Vec<f32>,
+    /// The output's bias.
+    pub b2: f32,
+    /// [`pattern_fingerprint`] of the pattern weight file it corrects.
+    pub patterns: u64,
+}
+
+/// The discs of `discs` next to a square of `empty`.
+#[inline]
+fn frontier(discs: u64, empty: u64) -> u64 {
+    const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
+    const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let e = empty;
+    let near =
+        e << 8 | e >> 8 | (e << 1 | e << 9 | e >> 7) & NOT_A | (e >> 1 | e >> 9 | e << 7) & NOT_H;
+    discs & near
+}
+
+/// The longest list of active inputs: 64 discs, 2 × 64 legal moves (fewer in fact), 64
+/// frontier discs and one stage.
+pub const MAX_ACTIVE: usize = 4 * 64 + 1;
+
+/// The sparse active inputs of a position over `planes` planes (each of weight 1; the pattern
+/// value comes apart); returns how many.
+#[inline]
+pub fn active_inputs(
+    player: u64,
+    opponent: u64,
+    planes: usize,
+    out: &mut [u16; MAX_ACTIVE],
+) -> usize {
+    let mine = legal_moves(player, opponent);
+    let theirs = legal_moves(opponent, player);
+    let empty = !(player | opponent);
+    let all = [
+        player,
+        opponent,
+        mine,
+        theirs,
+        frontier(player, empty),
+        frontier(opponent, empty),
+    ];
+    let mut len = 0;
+    for (k, &bits) in all[..planes].iter().enumerate() {
+        let mut b = bits;
+        while b != 0 {
+            out[len] = (k * 64 + b.trailing_zeros() as usize) as u16;
+            len += 1;
+            b &= b - 1;
+        }
+    }
+    out[len] = (planes * 64 + empty.count_ones().min(60) as usize) as u16;
+    len + 1
+}
+
+impl CorrectionNet {
+    /// A network of `hidden` units with every weight drawn from `seed` (He-style uniform for
+    /// the hidden layer, small for the output): the fit's starting point.
+    ///
+    /// # Errors
+    /// A width out of range.
+    pub fn initial(
+        planes: usize,
+        hidden: usize,
+        seed: u64,
+        patterns: u64,
+    ) -> Result<Self, CorrectionError> {
+        if hidden == 0 || hidden > MAX_HIDDEN || !hidden.is_multiple_of(CHUNK) {
+            return Err(CorrectionError::Hidden(
+                hidden.min(usize::from(u16::MAX)) as u16
+            ));
+        }
+        if planes != PLANES && planes != FRONTIER_PLANES {
+            return Err(CorrectionError::Planes(
+                planes.min(usize::from(u16::MAX)) as u16
+            ));
+        }
+        let mut rng = SplitMix(seed ^ 0x636f_7272_6563_7431);
+        let mut uniform = |scale: f32| {
+            let u = (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+            (u * 2.0 - 1.0) * scale
+        };
+        // About 40 inputs are active at once: keep the first layer's sums near unit scale.
+        let s1 = (2.0f32 / 40.0).sqrt();
+        let w1 = (0..inputs(planes) * hidden).map(|_| uniform(s1)).collect();
+        let w2 = (0..hidden).map(|_| uniform(0.1)).collect();
+        Ok(CorrectionNet {
+            planes,
+            hidden,
+            w1,
+            b1: vec![0.0; hidden],
+            w2,
+            b2: 0.0,
+            patterns,
+        })
+    }
+
+    /// The correction in discs for the side to move of `(player, opponent)`, whose pattern
+    /// value is `base` discs: the fast path (sparse rows summed, no allocation).
+    #[must_use]
+    #[inline(always)]
+    pub fn correction(&self, player: u64, opponent: u64, base: f32) -> f32 {
+        let h = self.hidden;
+        let mut active = [0u16; MAX_ACTIVE];
+        let len = active_inputs(player, opponent, self.planes, &mut active);
+        let active = &active[..len];
+        let dense = base / DENSE_SCALE;
+        let last = &self.w1[(inputs(self.planes) - 1) * h..][..h];
+        // Sixteen units at a time, their sums kept in registers while every active row adds
+        // its sixteen weights (each unit's sum in the same order as `backprop`'s).
+        let mut hidden = [0f32; MAX_HIDDEN];
+        for c in (0..h).step_by(CHUNK) {
+            let mut acc = [0f32; CHUNK];
+            acc.copy_from_slice(&self.b1[c..c + CHUNK]);
+            for &i in active {
+                let row = &self.w1[usize::from(i) * h + c..][..CHUNK];
+                for k in 0..CHUNK {
+                    acc[k] += row[k];
+                }
+            }
+            for k in 0..CHUNK {
+                hidden[c + k] = (acc[k] + last[c + k] * dense).max(0.0);
+            }
+        }
+        let mut out = self.b2;
+        for (a, v) in hidden[..h].iter().zip(&self.w2) {
+            out += a * v;
+        }
+        out
+    }
+
+    /// The same network computed the slow way, as a dense matrix over every input (zeros
+    /// included): the twin the tests hold [`correction`](Self::correction) to.
+    #[must_use]
+    pub fn correction_dense(&self, player: u64, opponent: u64, base: f32) -> f32 {
+        let n = inputs(self.planes);
+        let mut x = vec![0f32; n];
+        let mine = legal_moves(player, opponent);
+        let theirs = legal_moves(opponent, player);
+        let empty = |sq: i32| (0..64).contains(&sq) && (player | opponent) >> sq & 1 == 0;
+        // A disc square by square: on the frontier when one of its up to 8 neighbours is empty.
+        let on_frontier = |sq: i32| {
+            let (r, c) = (sq / 8, sq % 8);
+            (-1..=1).any(|dr| {
+                (-1..=1).any(|dc| {
+                    (dr, dc) != (0, 0)
+                        && (0..8).contains(&(r + dr))
+                        && (0..8).contains(&(c + dc))
+                        && empty((r + dr) * 8 + c + dc)
+                })
+            })
+        };
+        for sq in 0..64i32 {
+            let bit = |bits: u64| bits >> sq & 1 == 1;
+            let planes = [
+                bit(player),
+                bit(opponent),
+                bit(mine),
+                bit(theirs),
+                bit(player) && on_frontier(sq),
+                bit(opponent) && on_frontier(sq),
+            ];
+            for (k, on) in planes[..self.planes].iter().enumerate() {
+                if *on {
+                    x[k * 64 + sq as usize] = 1.0;
+                }
+            }
+        }
+        let empties = (0..64).filter(|&sq| empty(sq)).count();
+        x[self.planes * 64 + empties.min(60)] = 1.0;
+        x[n - 1] = base / DENSE_SCALE;
+        let mut out = f64::from(self.b2);
+        for j in 0..self.hidden {
+            let mut s = f64::from(self.b1[j]);
+            for (i, xi) in x.iter().enumerate() {
+                s += f64::from(*xi) * f64::from(self.w1[i * self.hidden + j]);
+            }
+            out += s.max(0.0) * f64::from(self.w2[j]);
+        }
+        out as f32
+    }
+
+    /// Refuses to correct pattern weights other than those it was fitted for.
+    ///
+    /// # Errors
+    /// [`CorrectionError::Mismatch`].
+    pub fn check_fits(&self, pattern_file: &[u8]) -> Result<(), CorrectionError> {
+        let given = pattern_fingerprint(pattern_file);
+        if given == self.patterns {
+            Ok(())
+        } else {
+            Err(CorrectionError::Mismatch {
+                fitted: self.patterns,
+                given,
+            })
+        }
+    }
+
+    fn params(&self) -> impl Iterator<Item = &f32> {
+        self.w1
+            .iter()
+            .chain(&self.b1)
+            .chain(&self.w2)
+            .chain(std::iter::once(&self.b2))
+    }
+
+    fn params_mut(&mut self) -> impl Iterator<Item = &mut f32> {
+        self.w1
+            .iter_mut()
+            .chain(self.b1.iter_mut())
+            .chain(self.w2.iter_mut())
+            .chain(std::iter::once(&mut self.b2))
+    }
+
+    fn param_count(planes: usize, hidden: usize) -> usize {
+        inputs(planes) * hidden + 2 * hidden + 1
+    }
+
+    /// The file form (version 1, little-endian): `stonecor`, version u16, hidden u16, inputs
+    /// u16, planes u16, the pattern fingerprint u64, a checksum u64 (FNV-1a over the
+    /// payload, then header bytes 0-23), then the payload: `w1`, `b1`, `w2`, `b2` as `f32`.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut payload = Vec::with_capacity(4 * Self::param_count(self.planes, self.hidden));
+        for x in self.params() {
+            payload.extend_from_slice(&x.to_le_bytes());
+        }
+        let mut header = [0u8; HEADER_LEN];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        header[10..12].copy_from_slice(&(self.hidden as u16).to_le_bytes());
+        header[12..14].copy_from_slice(&(inputs(self.planes) as u16).to_le_bytes());
+        header[14..16].copy_from_slice(&(self.planes as u16).to_le_bytes());
+        header[16..24].copy_from_slice(&self.patterns.to_le_bytes());
+        let sum = fnv1a(fnv1a(FNV_START, &payload), &header[..24]);
+        header[24..32].copy_from_slice(&sum.to_le_bytes());
+        let mut out = header.to_vec();
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads the file form, checking everything.
+    ///
+    /// # Errors
+    /// What is wrong with the bytes, named.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, CorrectionError> {
+        if bytes.len() < 8 || &bytes[..8] != MAGIC {
+            return Err(CorrectionError::Magic);
+        }
+        let header = bytes
+            .get(..HEADER_LEN)
+            .ok_or(CorrectionError::Truncated("the header needs 32 bytes"))?;
+        let u16_at = |i: usize| u16::from_le_bytes([header[i], header[i + 1]]);
+        let u64_at = |i: usize| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&header[i..i + 8]);
+            u64::from_le_bytes(b)
+        };
+        let version = u16_at(8);
+        if version != VERSION {
+            return Err(CorrectionError::Version(version));
+        }
+        let hidden = u16_at(10);
+        if hidden == 0
+            || usize::from(hidden) > MAX_HIDDEN
+            || !usize::from(hidden).is_multiple_of(CHUNK)
+        {
+            return Err(CorrectionError::Hidden(hidden));
+        }
+        let planes = u16_at(14);
+        if usize::from(planes) != PLANES && usize::from(planes) != FRONTIER_PLANES {
+            return Err(CorrectionError::Planes(planes));
+        }
+        let planes = usize::from(planes);
+        let count = u16_at(12);
+        if usize::from(count) != inputs(planes) {
+            return Err(CorrectionError::Inputs(count, inputs(planes)));
+        }
+        let hidden = usize::from(hidden);
+        let payload = &bytes[HEADER_LEN..];
+        let expected = 4 * Self::param_count(planes, hidden);
+        if payload.len() != expected {
+            return Err(CorrectionError::Length {
+                expected,
+                found: payload.len(),
+            });
+        }
+        let stored = u64_at(24);
+        let computed = fnv1a(fnv1a(FNV_START, payload), &header[..24]);
+        if stored != computed {
+            return Err(CorrectionError::Checksum { stored, computed });
+        }
+        let mut values = payload
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+        let mut net = CorrectionNet {
+            planes,
+            hidden,
+            w1: vec![0.0; inputs(planes) * hidden],
+            b1: vec![0.0; hidden],
+            w2: vec![0.0; hidden],
+            b2: 0.0,
+            patterns: u64_at(16),
+        };
+        for (k, (p, v)) in net.params_mut().zip(&mut values).enumerate() {
+            if !v.is_finite() {
+                return Err(CorrectionError::NotFinite(k));
+            }
+            *p = v;
+        }
+        Ok(net)
+    }
+}
+
+/// The bundled network (`models/othello8-correction.bin`, fitted for the bundled pattern
+/// weights by `stonelab train patterns --correction`; its card is `othello8-correction.json`).
+pub static BUNDLED_BYTES: &[u8] = include_bytes!("../../../models/othello8-correction.bin");
+
+/// The bundled network, read once.
+///
+/// # Panics
+/// Never in a released build: the bundled file is checked by a test.
+pub fn bundled() -> std::sync::Arc<CorrectionNet> {
+    static NET: std::sync::LazyLock<std::sync::Arc<CorrectionNet>> =
+        std::sync::LazyLock::new(|| {
+            std::sync::Arc::new(
+                CorrectionNet::from_bytes(BUNDLED_BYTES)
+                    .expect("the bundled correction network is valid (tested)"),
+            )
+        });
+    NET.clone()
+}
+
+/// The largest correction file read from disk (512 hidden units, with room to spare).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// A correction file from disk (at most [`MAX_FILE_BYTES`]), checked.
+///
+/// # Errors
+/// [`CorrectionError::Io`] when it cannot be read or is too large, or what
+/// [`CorrectionNet::from_bytes`] refuses.
+pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<CorrectionNet>, CorrectionError> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let io = |why: String| CorrectionError::Io {
+        path: shown.clone(),
+        why,
+    };
+    if !std::fs::metadata(path)
+        .map_err(|e| io(e.to_string()))?
+        .is_file()
+    {
+        return Err(io("not a regular file".into()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .map_err(|e| io(e.to_string()))?
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io(e.to_string()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io(format!(
+            "larger than {MAX_FILE_BYTES} bytes: not a correction network"
+        )));
+    }
+    CorrectionNet::from_bytes(&bytes).map(std::sync::Arc::new)
+}
+
+/// One training position: the board, its pattern value and what the network must add.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    /// The side to move's discs.
+    pub player: u64,
+    /// The other side's discs.
+    pub opponent: u64,
+    /// The pattern evaluation in discs.
+    pub base: f32,
+    /// The label in discs.
+    pub label: f32,
+    /// Held out.
+    pub test: bool,
+}
+
+impl Row {
+    /// The row of a labelled sample whose pattern value is `base` discs.
+    #[must_use]
+    pub fn of(sample: &Sample, base: f32) -> Row {
+        Row {
+            player: sample.player,
+            opponent: sample.opponent,
+            base,
+            label: f32::from(sample.score),
+            test: sample.test,
+        }
+    }
+
+    fn empties(&self) -> u32 {
+        (!(self.player | self.opponent)).count_ones()
+    }
+}
+
+/// The settings of a fit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FitConfig {
+    /// Input planes ([`PLANES`] or [`FRONTIER_PLANES`]).
+    pub planes: usize,
+    /// Hidden units.
+    pub hidden: usize,
+    /// Passes over the training rows.
+    pub epochs: u32,
+    /// Adam's step size (the last epoch takes 0.3 of it).
+    pub lr: f32,
+    /// Rows per step.
+    pub batch: usize,
+    /// Seeds the first weights and the order of the rows.
+    pub seed: u64,
+}
+
+impl Default for FitConfig {
+    fn default() -> Self {
+        FitConfig {
+            planes: PLANES,
+            hidden: 128,
+            epochs: 10,
+            lr: 1e-3,
+            batch: 1024,
+            seed: 1,
+        }
+    }
+}
+
+/// A fit in progress, whole: the network, Adam's moments, the steps and epochs done and the
+/// shuffling generator. Saved after every epoch, so that a resumed fit is the same fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FitState {
+    /// The network so far.
+    pub net: CorrectionNet,
+    m: Vec<f32>,
+    v: Vec<f32>,
+    steps: u64,
+    /// Epochs done.
+    pub epochs: u32,
+    rng: u64,
+}
+
+/// The gradient of a batch is summed over this many fixed slices of it, each computed on its
+/// own and added in order, so that the sum (and the fit) does not depend on the threads.
+const SLICES: usize = 8;
+const STATE_MAGIC: &[u8; 8] = b"stonecfs";
+
+impl FitState {
+    /// The state before the first epoch.
+    ///
+    /// # Errors
+    /// A width out of range.
+    pub fn new(config: &FitConfig, patterns: u64) -> Result<FitState, CorrectionError> {
+        let net = CorrectionNet::initial(config.planes, config.hidden, config.seed, patterns)?;
+        let n = CorrectionNet::param_count(config.planes, config.hidden);
+        Ok(FitState {
+            net,
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+            steps: 0,
+            epochs: 0,
+            rng: config.seed ^ 0x7368_7566_666c_6521,
+        })
+    }
+
+    /// The state's bytes (the network's file, then the rest), for resuming.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let net = self.net.to_bytes();
+        let mut out = STATE_MAGIC.to_vec();
+        out.extend_from_slice(&(net.len() as u64).to_le_bytes());
+        out.extend_from_slice(&net);
+        out.extend_from_slice(&self.steps.to_le_bytes());
+        out.extend_from_slice(&self.epochs.to_le_bytes());
+        out.extend_from_slice(&self.rng.to_le_bytes());
+        for x in self.m.iter().chain(&self.v) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    /// A message naming what is wrong.
+    pub fn from_bytes(bytes: &[u8]) -> Result<FitState, String> {
+        let bad = || "not a correction fit state (or cut short)".to_string();
+        if bytes.get(..8) != Some(STATE_MAGIC.as_slice()) {
+            return Err(bad());
+        }
+        let word = |i: usize| -> Result<u64, String> {
+            let b = bytes.get(i..i + 8).ok_or_else(bad)?;
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            Ok(u64::from_le_bytes(a))
+        };
+        let net_len = usize::try_from(word(8)?).map_err(|_| bad())?;
+        let net_end = 16usize.checked_add(net_len).ok_or_else(bad)?;
+        let net = CorrectionNet::from_bytes(bytes.get(16..net_end).ok_or_else(bad)?)
+            .map_err(|e| e.to_string())?;
+        let steps = word(net_end)?;
+        let epochs = bytes
+            .get(net_end + 8..net_end + 12)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or_else(bad)?;
+        let rng = word(net_end + 12)?;
+        let n = CorrectionNet::param_count(net.planes, net.hidden);
+        let rest = bytes.get(net_end + 20..).ok_or_else(bad)?;
+        if rest.len() != 8 * n {
+            return Err(bad());
+        }
+        let floats: Vec<f32> = rest
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Ok(FitState {
+            net,
+            m: floats[..n].to_vec(),
+            v: floats[n..].to_vec(),
+            steps,
+            epochs,
+            rng,
+        })
+    }
+}
+
+/// Forward and backward for one row, adding the gradient of half the squared error to `grad`
+/// (laid out as the network's parameters); returns the squared error.
+fn backprop(net: &CorrectionNet, r: &Row, grad: &mut [f32], h: &mut [f32], dh: &mut [f32]) -> f32 {
+    let hidden = net.hidden;
+    let n = inputs(net.planes);
+    let mut active = [0u16; MAX_ACTIVE];
+    let len = active_inputs(r.player, r.opponent, net.planes, &mut active);
+    let dense = r.base / DENSE_SCALE;
+    h.copy_from_slice(&net.b1);
+    for &i in &active[..len] {
+        for (a, w) in h
+            .iter_mut()
+            .zip(&net.w1[usize::from(i) * hidden..][..hidden])
+        {
+            *a += w;
+        }
+    }
+    let last = &net.w1[(n - 1) * hidden..][..hidden];
+    let mut y = net.b2;
+    for ((a, w), v) in h.iter_mut().zip(last).zip(&net.w2) {
+        *a = (*a + w * dense).max(0.0);
+        y += *a * v;
+    }
+    let d = y - (r.label - r.base);
+    let (g1, rest) = grad.split_at_mut(n * hidden);
+    let (gb1, rest) = rest.split_at_mut(hidden);
+    let (gw2, gb2) = rest.split_at_mut(hidden);
+    gb2[0] += d;
+    for k in 0..hidden {
+        gw2[k] += d * h[k];
+        dh[k] = if h[k] > 0.0 { d * net.w2[k] } else { 0.0 };
+        gb1[k] += dh[k];
+    }
+    for &i in &active[..len] {
+        for (g, x) in g1[usize::from(i) * hidden..][..hidden].iter_mut().zip(&*dh) {
+            *g += x;
+        }
+    }
+    for (g, x) in g1[(n - 1) * hidden..][..hidden].iter_mut().zip(&*dh) {
+        *g += x * dense;
+    }
+    d * d
+}
+
+/// One epoch over the training rows (`test` rows are skipped): a seeded shuffle, then Adam
+/// steps of `config.batch` rows. Returns the epoch's root mean squared error. The result
+/// depends only on the state, the rows and the config, not on the number of threads.
+pub fn fit_epoch(state: &mut FitState, rows: &[Row], config: &FitConfig) -> f64 {
+    let hidden = state.net.hidden;
+    let n = CorrectionNet::param_count(state.net.planes, hidden);
+    let mut order: Vec<u32> = (0..rows.len() as u32)
+        .filter(|&i| !rows[i as usize].test)
+        .collect();
+    let mut rng = SplitMix(state.rng);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    state.rng = rng.0;
+    let lr = config.lr
+        * if state.epochs + 1 == config.epochs {
+            0.3
+        } else {
+            1.0
+        };
+    let slice = config.batch.div_ceil(SLICES).max(1);
+    let mut grads = vec![vec![0f32; n]; SLICES];
+    let mut total = 0f64;
+    for batch in order.chunks(config.batch.max(1)) {
+        let net = &state.net;
+        let losses: Vec<f64> = grads
+            .par_iter_mut()
+            .zip(batch.par_chunks(slice))
+            .map(|(g, part)| {
+                g.fill(0.0);
+                let (mut h, mut dh) = (vec![0f32; hidden], vec![0f32; hidden]);
+                part.iter()
+                    .map(|&i| f64::from(backprop(net, &rows[i as usize], g, &mut h, &mut dh)))
+                    .sum()
+            })
+            .collect();
+        total += losses.iter().sum::<f64>();
+        let used = batch.len().div_ceil(slice);
+        let (first, others) = grads.split_at_mut(1);
+        for g in &others[..used - 1] {
+            for (a, b) in first[0].iter_mut().zip(g) {
+                *a += b;
+            }
+        }
+        state.steps += 1;
+        let t = state.steps.min(i32::MAX as u64) as i32;
+        let (c1, c2) = (1.0 - 0.9f32.powi(t), 1.0 - 0.999f32.powi(t));
+        let inv = 1.0 / batch.len() as f32;
+        let (m, v) = (&mut state.m, &mut state.v);
+        for (k, p) in state.net.params_mut().enumerate() {
+            let g = first[0][k] * inv;
+            m[k] = 0.9 * m[k] + 0.1 * g;
+            v[k] = 0.999 * v[k] + 0.001 * g * g;
+            *p -= lr * (m[k] / c1) / ((v[k] / c2).sqrt() + 1e-8);
+        }
+    }
+    state.epochs += 1;
+    (total / order.len().max(1) as f64).sqrt()
+}
+
+/// Held-out mean absolute errors per band of 10 empties (0-9, ..., 60): positions, the pattern
+/// evaluation's error, and with the network added.
+#[must_use]
+pub fn held_out_errors(net: &CorrectionNet, rows: &[Row]) -> Vec<(u32, usize, f64, f64)> {
+    let per: Vec<(u32, f32, f32)> = rows
+        .par_iter()
+        .filter(|r| r.test)
+        .map(|r| {
+            let y = net.correction(r.player, r.opponent, r.base);
+            (
+                r.empties() / 10,
+                (r.label - r.base).abs(),
+                (r.label - r.base - y).abs(),
+            )
+        })
+        .collect();
+    let mut bands = vec![(0usize, 0f64, 0f64); 7];
+    for (b, a, c) in per {
+        let band = &mut bands[b.min(6) as usize];
+        band.0 += 1;
+        band.1 += f64::from(a);
+        band.2 += f64::from(c);
+    }
+    bands
+        .into_iter()
+        .enumerate()
+        .filter(|(_, b)| b.0 > 0)
+        .map(|(i, (count, a, c))| (i as u32 * 10, count, a / count as f64, c / count as f64))
+        .collect()
+}
