@@ -1062,32 +1062,12 @@ pub const MAX_FILE_BYTES: u64 = 32 << 20;
 /// [`WeightsError::Io`] when the file cannot be read, [`WeightsError::TooLarge`] past the limit,
 /// or what [`PatternWeights::from_bytes`] refuses.
 pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, WeightsError> {
-    use std::io::Read;
     /// A file's length and modification time: the cache's test that it is unchanged.
     type Stamp = (u64, Option<std::time::SystemTime>);
     type Cache =
         std::collections::HashMap<std::path::PathBuf, (Stamp, std::sync::Arc<PatternEval>)>;
     static CACHE: LazyLock<std::sync::Mutex<Cache>> = LazyLock::new(Default::default);
-    let shown = path.display().to_string();
-    let io = |e: std::io::Error| WeightsError::Io {
-        path: shown.clone(),
-        why: e.to_string(),
-    };
-    // `metadata` never blocks, where opening a FIFO would.
-    if !std::fs::metadata(path).map_err(io)?.is_file() {
-        return Err(WeightsError::Io {
-            path: shown,
-            why: "not a regular file".into(),
-        });
-    }
-    let file = std::fs::File::open(path).map_err(io)?;
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(WeightsError::Io {
-            path: shown,
-            why: "not a regular file".into(),
-        });
-    }
+    let (file, meta) = open_regular(path)?;
     let stamp: Stamp = (meta.len(), meta.modified().ok());
     let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if let Ok(cache) = CACHE.lock() {
@@ -1097,16 +1077,7 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
             }
         }
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(WeightsError::TooLarge {
-            path: shown,
-            limit: MAX_FILE_BYTES,
-        });
-    }
+    let bytes = read_capped(file, path)?;
     let eval = std::sync::Arc::new(PatternEval::new(&PatternWeights::from_bytes(&bytes)?));
     if let Ok(mut cache) = CACHE.lock() {
         // A handful of files at most in practice; never more than 8 kept.
@@ -1118,37 +1089,56 @@ pub fn load(path: &std::path::Path) -> Result<std::sync::Arc<PatternEval>, Weigh
     Ok(eval)
 }
 
+fn io_error(path: &std::path::Path, why: impl std::fmt::Display) -> WeightsError {
+    WeightsError::Io {
+        path: path.display().to_string(),
+        why: why.to_string(),
+    }
+}
+
+/// `path` opened, when it is a regular file: checked before opening (`metadata` never blocks,
+/// where opening a FIFO would) and again on the open file.
+fn open_regular(
+    path: &std::path::Path,
+) -> Result<(std::fs::File, std::fs::Metadata), WeightsError> {
+    if !std::fs::metadata(path)
+        .map_err(|e| io_error(path, e))?
+        .is_file()
+    {
+        return Err(io_error(path, "not a regular file"));
+    }
+    let file = std::fs::File::open(path).map_err(|e| io_error(path, e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, e))?;
+    if !meta.is_file() {
+        return Err(io_error(path, "not a regular file"));
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of `file` (read from `path`), refused past [`MAX_FILE_BYTES`].
+fn read_capped(file: std::fs::File, path: &std::path::Path) -> Result<Vec<u8>, WeightsError> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, e))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(WeightsError::TooLarge {
+            path: path.display().to_string(),
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    Ok(bytes)
+}
+
 /// A weight file's bytes, unchecked (at most [`MAX_FILE_BYTES`]): what a correction network's
 /// fingerprint is compared with.
 ///
 /// # Errors
 /// [`WeightsError::Io`] or [`WeightsError::TooLarge`].
 pub fn read_file(path: &std::path::Path) -> Result<Vec<u8>, WeightsError> {
-    use std::io::Read;
-    let shown = path.display().to_string();
-    let io = |e: std::io::Error| WeightsError::Io {
-        path: shown.clone(),
-        why: e.to_string(),
-    };
-    if !std::fs::metadata(path).map_err(io)?.is_file() {
-        return Err(WeightsError::Io {
-            path: shown,
-            why: "not a regular file".into(),
-        });
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .map_err(io)?
-        .take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(io)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(WeightsError::TooLarge {
-            path: shown,
-            limit: MAX_FILE_BYTES,
-        });
-    }
-    Ok(bytes)
+    let (file, _) = open_regular(path)?;
+    read_capped(file, path)
 }
 
 /// The compact columns a position touches under `layout` (one per instance, then with
