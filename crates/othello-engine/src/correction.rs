@@ -11,6 +11,7 @@
 use othello::bitboard::legal_moves;
 use rayon::prelude::*;
 
+use crate::pattern::{fnv1a, FNV_START};
 use crate::train::{Sample, SplitMix};
 
 /// Input planes of 64 squares: the mover's discs, the other side's, the mover's legal moves,
@@ -41,18 +42,6 @@ const DENSE_SCALE: f32 = 16.0;
 const MAGIC: &[u8; 8] = b"stonecor";
 const VERSION: u16 = 1;
 const HEADER_LEN: usize = 32;
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a, continued from `hash`.
-#[must_use]
-pub fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
-
 /// The fingerprint a correction file records of the pattern weight file it was fitted for:
 /// FNV-1a over that file's bytes.
 #[must_use]
@@ -168,14 +157,13 @@ pub fn active_inputs(
     let mine = legal_moves(player, opponent);
     let theirs = legal_moves(opponent, player);
     let empty = !(player | opponent);
-    let all = [
-        player,
-        opponent,
-        mine,
-        theirs,
-        frontier(player, empty),
-        frontier(opponent, empty),
-    ];
+    // The frontier planes only for a network that reads them (the leaves' hot path).
+    let (my_frontier, their_frontier) = if planes > PLANES {
+        (frontier(player, empty), frontier(opponent, empty))
+    } else {
+        (0, 0)
+    };
+    let all = [player, opponent, mine, theirs, my_frontier, their_frontier];
     let mut len = 0;
     for (k, &bits) in all[..planes].iter().enumerate() {
         let mut b = bits;
