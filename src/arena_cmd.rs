@@ -175,14 +175,25 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     if sprt.is_some() && k != 2 {
         return Err(arena::ArenaError::SprtNeedsTwo(k).into());
     }
-    // Names and keys are checked before the header, so a typo is the only output.
+    // Every spec is checked before the header, so a typo or a bad value is the only output:
+    // names and keys, then values by building the agent once (agents that start a program are
+    // only checked by name and keys, so nothing is started before the match).
     for spec in &args.agents {
-        registry
-            .check_names(spec)
-            .map_err(|source| arena::ArenaError::Spec {
-                spec: spec.clone(),
-                source,
-            })?;
+        let starts_program = spec.parse::<search::Spec>().is_ok_and(|parsed| {
+            parsed
+                .params
+                .keys()
+                .any(|key| registry.key_kind(&parsed.name, key) == Some(search::KeyKind::Program))
+        });
+        let checked = if starts_program {
+            registry.check_names(spec)
+        } else {
+            registry.validate(spec)
+        };
+        checked.map_err(|source| arena::ArenaError::Spec {
+            spec: spec.clone(),
+            source,
+        })?;
     }
     let total = if sprt.is_some() {
         games_per_pair

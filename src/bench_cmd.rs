@@ -81,9 +81,10 @@ enum BenchKind {
     /// searches with the leaves in batches and one at a time (checked: same moves, scores and
     /// nodes), positions evaluated per second and forward passes of each.
     Minimax {
-        /// The value model (.safetensors with its card).
-        #[arg(long, default_value = "models/othello8-cnn.safetensors")]
-        model: std::path::PathBuf,
+        /// The value model (.safetensors with its card; default: the bundled CNN,
+        /// othello8-cnn.safetensors).
+        #[arg(long)]
+        model: Option<std::path::PathBuf>,
         /// Search depth.
         #[arg(long, default_value_t = 3)]
         depth: u32,
@@ -126,7 +127,18 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             model,
             depth,
             positions,
-        } => minimax_bench(model, *depth, *positions),
+        } => {
+            let model = match model {
+                Some(path) => path.clone(),
+                None => {
+                    let bundled = catalog::BundledModels::locate();
+                    bundled
+                        .file("othello8-cnn.safetensors")
+                        .ok_or_else(|| anyhow::anyhow!("{}", bundled.missing_message()))?
+                }
+            };
+            minimax_bench(&model, *depth, *positions)
+        }
     }
 }
 

@@ -99,7 +99,7 @@ fn play_game<G: CliGame + CatalogGame>(args: &PlayArgs, seed: u64, color: bool) 
         hinter: registry
             .build(G::DEFAULT_OPPONENT, seed.wrapping_add(2))
             .ok(),
-        input: stdin.lock(),
+        input: protocol::LineReader::new(stdin.lock()),
         out: stdout.lock(),
         color,
     };
@@ -142,7 +142,7 @@ struct Session<G: Game, R, W> {
     players: [Player<G>; 2],
     /// What answers `hint`.
     hinter: Option<Box<dyn Agent<G>>>,
-    input: R,
+    input: protocol::LineReader<R>,
     out: W,
     color: bool,
 }
@@ -260,7 +260,7 @@ impl<G: CliGame + CatalogGame, R: BufRead, W: Write> Session<G, R, W> {
             self.out.flush()?;
             // At most `protocol::MAX_LINE` bytes of a line are kept; bytes that are not UTF-8
             // are read as replacement characters: an unreadable entry.
-            let Some((line, _cut)) = protocol::read_line(&mut self.input)? else {
+            let Some((line, _cut)) = self.input.read_line()? else {
                 writeln!(
                     self.out,
                     "\nInput closed; stopping. Transcript so far: {}",
@@ -442,7 +442,7 @@ mod tests {
                 },
             ],
             hinter: None,
-            input: "".as_bytes(),
+            input: protocol::LineReader::new("".as_bytes()),
             out: Vec::new(),
             color: false,
         };

@@ -1,7 +1,6 @@
 //! `stonelab serve` (the default command): the browser app on a local address, with the trained
 //! models it offers by name.
 
-use std::io::Read;
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 
@@ -11,9 +10,6 @@ use web::{Catalog, Model, ServerConfig};
 
 /// The server's default memory budget for search tables, in MiB.
 const DEFAULT_MEMORY_MB: u64 = (web::DEFAULT_MEMORY_BUDGET >> 20) as u64;
-
-/// The largest model card the app reads (cards are a few kilobytes).
-const MAX_CARD_BYTES: u64 = 64 * 1024;
 
 /// Options of `stonelab serve`.
 #[derive(Args, Debug, Clone)]
@@ -75,7 +71,17 @@ fn parse_host(text: &str) -> Result<IpAddr, String> {
 /// nor a run folder's `checkpoints/`), and two models that would share a name.
 pub fn catalog(extra: &[PathBuf]) -> Result<(Catalog, Vec<String>)> {
     let mut warnings = Vec::new();
-    let mut models = find_models(Path::new("models"), None, &mut warnings);
+    let bundled = catalog::BundledModels::locate();
+    let mut models = match &bundled.dir {
+        Some(dir) => find_models(dir, None, &mut warnings),
+        None => {
+            warnings.push(format!(
+                "{}: the app offers no trained models",
+                bundled.missing_message()
+            ));
+            Vec::new()
+        }
+    };
     for dir in extra {
         if !dir.exists() {
             bail!("--models {}: no such folder", dir.display());
@@ -138,7 +144,7 @@ pub fn catalog(extra: &[PathBuf]) -> Result<(Catalog, Vec<String>)> {
     Ok((Catalog::standard().with_models(models), warnings))
 }
 
-/// The models in `dir`: each `*.safetensors` whose card (read up to [`MAX_CARD_BYTES`]) names
+/// The models in `dir`: each `*.safetensors` whose card names
 /// its game and agent. Names are the file stem, after `prefix/` when given.
 fn find_models(dir: &Path, prefix: Option<&str>, warnings: &mut Vec<String>) -> Vec<Model> {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -176,24 +182,22 @@ fn find_models(dir: &Path, prefix: Option<&str>, warnings: &mut Vec<String>) -> 
     found
 }
 
-/// The game and agent a model's card names.
+/// The game and agent a model's card names, once its weights match the card's sha256 (a
+/// damaged model is passed over at start rather than refused on every request).
 fn read_card(weights: &Path) -> Result<(String, String)> {
-    let card = weights.with_extension("json");
-    let file = std::fs::File::open(&card).with_context(|| format!("no card {}", card.display()))?;
-    let mut text = Vec::new();
-    file.take(MAX_CARD_BYTES + 1).read_to_end(&mut text)?;
-    if text.len() as u64 > MAX_CARD_BYTES {
-        bail!("its card is larger than {} KiB", MAX_CARD_BYTES / 1024);
+    let card = learn::checkpoint::card_path(weights);
+    if !card.is_file() {
+        bail!("no card {}", card.display());
     }
-    let value: serde_json::Value = serde_json::from_slice(&text).context("its card is not JSON")?;
-    let field = |key: &str| {
-        value
-            .get(key)
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-            .with_context(|| format!("its card names no {key}"))
-    };
-    Ok((field("game")?, field("algo")?))
+    let (card, _) = learn::checkpoint::read_model(weights).map_err(|e| match e {
+        learn::checkpoint::ModelError::Checksum { .. } => {
+            anyhow::anyhow!(
+                "its weights do not match the sha256 of its card (incomplete or changed file)"
+            )
+        }
+        other => anyhow::Error::new(other),
+    })?;
+    Ok((card.game, card.algo))
 }
 
 /// Serves until Ctrl-C.
@@ -317,6 +321,44 @@ mod tests {
         );
         let file = run.join("checkpoints/last.json");
         assert!(error(&[file]).contains("not a folder"));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A model whose weights no longer match its card's sha256 is left out at start, with a
+    /// warning saying why; the good model beside it is offered.
+    #[test]
+    fn damaged_models_are_left_out_at_start_with_a_warning() {
+        let root = std::env::temp_dir().join(format!("stonelab-serve-sha-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).expect("folder");
+        for name in ["good", "bad"] {
+            for ext in ["safetensors", "json"] {
+                std::fs::copy(
+                    format!("models/othello8-dqn.{ext}"),
+                    root.join(format!("{name}.{ext}")),
+                )
+                .expect("copy");
+            }
+        }
+        let mut bytes = std::fs::read(root.join("bad.safetensors")).expect("read");
+        bytes[100] ^= 0xff;
+        std::fs::write(root.join("bad.safetensors"), bytes).expect("write");
+        let (catalog, warnings) = catalog(std::slice::from_ref(&root)).expect("catalog");
+        let prefix = root.file_name().and_then(|n| n.to_str()).expect("name");
+        let names: Vec<String> = catalog
+            .models_of("othello8")
+            .into_iter()
+            .map(|m| m.name)
+            .filter(|n| n.starts_with(prefix))
+            .collect();
+        assert_eq!(names, [format!("{prefix}/good")]);
+        assert!(
+            warnings.iter().any(|w| w.contains(
+                "bad.safetensors: skipped (its weights do not \
+                                                 match the sha256 of its card"
+            )),
+            "{warnings:?}"
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -1137,8 +1137,31 @@ fn check_dataset(path: &Path) -> Result<()> {
         .map_err(|e| anyhow!("{e} (make the dataset with `stonelab data wthor --out DIR`)"))
 }
 
+/// What this invocation played, in words: "80 episodes in 8 s", or after a resume "40
+/// episodes (41 to 80) in 4 s; the run has 80".
+fn played_text(summary: &learn::run::Summary) -> String {
+    let played = summary.episodes.saturating_sub(summary.started_at);
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if summary.started_at == 0 {
+        format!(
+            "{played} episode{} in {:.0} s",
+            plural(played),
+            summary.seconds
+        )
+    } else {
+        format!(
+            "{played} episode{} ({} to {}) in {:.0} s; the run has {}",
+            plural(played),
+            summary.started_at + 1,
+            summary.episodes,
+            summary.seconds,
+            summary.episodes
+        )
+    }
+}
+
 /// When `every` is not a multiple of the training round, the episodes at which `what` will
-/// really happen, in words.
+/// really happen, in plain words.
 fn rounding_note(run: &RunConfig, what: &str, every: usize, start: usize) -> Option<String> {
     let round = run.round_games();
     if every.is_multiple_of(round) {
@@ -1152,10 +1175,19 @@ fn rounding_note(run: &RunConfig, what: &str, every: usize, start: usize) -> Opt
             shown.push(last.to_string());
         }
     }
+    let asked = if every == 1 {
+        "every episode".to_string()
+    } else {
+        format!("every {every} episodes")
+    };
+    let when = match at.len() {
+        0 => "none before the end of the run".to_string(),
+        1 => format!("one, at episode {}", shown.join(", ")),
+        _ => format!("at episodes {}", shown.join(", ")),
+    };
     Some(format!(
-        "note: training plays rounds of {round} games, so {what} every {every} episodes come \
-         after the first round that reaches each multiple: episodes {}",
-        shown.join(", ")
+        "note: {what} were asked for {asked}, but training plays rounds of {round} games and \
+         stops only between rounds, so this run makes them {when}"
     ))
 }
 
@@ -1277,11 +1309,10 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         format!("model {}", checkpoints.join("last.safetensors").display())
     };
     outln!(
-        "{} on {}: {} episodes in {:.0} s; last evaluation: {}; {models}",
+        "{} on {}: {}; last evaluation: {}; {models}",
         run.algo,
         run.game,
-        summary.episodes,
-        summary.seconds,
+        played_text(&summary),
         eval_line(&summary.last_eval),
     );
     Ok(())

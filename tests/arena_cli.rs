@@ -123,6 +123,14 @@ fn bad_input_gets_a_clear_error() {
     assert!(!ok);
     assert!(err.contains("at least two agents"), "{err}");
 
+    // A bad value (not only a bad key) is found before the banner too.
+    for bad in ["alphabeta:depth=abc", "dqn:model=no-such-model.safetensors"] {
+        let (ok, out, err) = stonelab(&["arena", "--agents", "random", bad]);
+        assert!(!ok, "{bad}");
+        assert!(out.is_empty(), "{bad}: refused before the banner: {out}");
+        assert!(err.contains(bad.split(':').next().unwrap_or(bad)), "{err}");
+    }
+
     let (ok, out, err) = stonelab(&["arena", "--agents", "random", "greedy", "--threads", "0"]);
     assert!(!ok);
     assert!(err.contains("--threads 0: 1 to 1024"), "{err}");

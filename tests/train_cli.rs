@@ -103,8 +103,14 @@ fn a_dqn_run_writes_its_folder_and_resumes_like_an_uninterrupted_run() {
     // Continue to 96 episodes; an uninterrupted 96-episode run logs the same games.
     let mut more = tiny("dqn", &a, "96");
     more.push("--resume".into());
-    let (ok, _, err) = run(&more);
+    let (ok, text, err) = run(&more);
     assert!(ok, "{err}");
+    // The summary counts what this invocation played, and names the run's total.
+    assert!(
+        text.contains("dqn on othello4: 32 episodes (65 to 96) in ")
+            && text.contains("; the run has 96;"),
+        "{text}"
+    );
     // The new total is the run's: its config says so, and a plain --resume has nothing to do.
     let config: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(a.join("config.json")).expect("config"))
@@ -203,7 +209,7 @@ fn a_run_killed_with_sigkill_resumes_without_corrupt_files() {
         run(&resume)
     };
     assert!(ok, "{err}");
-    assert!(text.contains(&format!("{total} episodes")), "{text}");
+    assert!(text.contains(&format!("the run has {total};")), "{text}");
     let rows = log_rows(&dir);
     let episodes: Vec<usize> = rows
         .iter()
@@ -390,8 +396,9 @@ fn an_eval_step_that_is_not_a_multiple_of_the_round_is_announced_and_kept() {
     assert!(ok, "{err}");
     assert!(
         err.contains(
-            "note: training plays rounds of 8 games, so evaluations every 20 episodes come after \
-             the first round that reaches each multiple: episodes 24, 40, 50"
+            "note: evaluations were asked for every 20 episodes, but training plays rounds of \
+             8 games and stops only between rounds, so this run makes them at episodes 24, 40, \
+             50"
         ),
         "{err}"
     );
@@ -463,6 +470,27 @@ fn resume_passes_over_a_damaged_checkpoint_says_so_and_refuses_when_none_is_left
         "{err}"
     );
     assert_eq!(std::fs::read(part.join("log.csv")).expect("log.csv"), log);
+
+    // Every checkpoint folder gone, the logs and models left: refused too (it used to start
+    // the run over and rewrite its logs), and nothing changes.
+    for cp in ["ep-00000064", "ep-00000096"] {
+        std::fs::remove_dir_all(part.join("checkpoints").join(cp)).expect("remove");
+    }
+    let model = std::fs::read(part.join("checkpoints/last.safetensors")).expect("model");
+    let (ok, out, err) = run(&again);
+    assert!(!ok, "{out}{err}");
+    assert!(
+        err.contains("no usable checkpoint")
+            && err.contains("no ep-N checkpoint folder is left")
+            && err.contains("last.safetensors")
+            && !err.contains("starting the run over"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(part.join("log.csv")).expect("log.csv"), log);
+    assert_eq!(
+        std::fs::read(part.join("checkpoints/last.safetensors")).expect("model"),
+        model
+    );
     let _ = std::fs::remove_dir_all(&whole);
     let _ = std::fs::remove_dir_all(&part);
 }

@@ -17,12 +17,12 @@ use rayon::prelude::*;
 use super::{md_table, pct_ci, relative, wdl, Ctx, Report};
 use crate::plots::{line_chart, Series};
 
-/// The bundled supervised CNN (`models/`).
-pub const BUNDLED_CNN: &str = "models/othello8-cnn.safetensors";
+/// The bundled supervised CNN (in the bundled models' folder, [`catalog::BundledModels`]).
+pub const BUNDLED_CNN: &str = "othello8-cnn.safetensors";
 /// The bundled MLP baseline.
-pub const BUNDLED_MLP: &str = "models/othello8-mlp.safetensors";
+pub const BUNDLED_MLP: &str = "othello8-mlp.safetensors";
 /// The bundled DQN (the ladder's learned rung).
-pub const BUNDLED_DQN: &str = "models/othello8-dqn.safetensors";
+pub const BUNDLED_DQN: &str = "othello8-dqn.safetensors";
 
 /// Table 1 of the paper: the CNN agent against the MLP agent, as Black and as White (%).
 pub const PAPER_TABLE1: (f64, f64) = (69.7, 72.1);
@@ -39,7 +39,20 @@ pub const PAPER_TABLE2: [(usize, [f64; 4]); 6] = [
 ];
 
 fn model(given: Option<&PathBuf>, bundled: &str, what: &str, train: &str) -> Result<PathBuf> {
-    let path = given.cloned().unwrap_or_else(|| PathBuf::from(bundled));
+    let path = match given {
+        Some(path) => path.clone(),
+        None => {
+            let folder = catalog::BundledModels::locate();
+            match folder.file(bundled) {
+                Some(path) => path,
+                None => bail!(
+                    "no bundled {what} model: {}; or train one ({train}) and pass its \
+                     checkpoints/last.safetensors",
+                    folder.missing_message()
+                ),
+            }
+        }
+    };
     if !path.is_file() {
         bail!(
             "no {what} model at {}: train one ({train}) and pass its \
@@ -222,8 +235,11 @@ fn ladder(ctx: &Ctx, report: &mut Report, agents: &[(String, String)]) -> Result
         "`alphabeta:depth=4`".to_string(),
         "alphabeta:depth=4".to_string(),
     )];
-    if Path::new(BUNDLED_DQN).is_file() {
-        opponents.push(("bundled DQN".into(), format!("dqn:model={BUNDLED_DQN}")));
+    if let Some(dqn) = catalog::BundledModels::locate()
+        .file(BUNDLED_DQN)
+        .filter(|p| p.is_file())
+    {
+        opponents.push(("bundled DQN".into(), format!("dqn:model={}", dqn.display())));
     }
     let mut rows = Vec::new();
     for (label, agent) in agents {

@@ -11,7 +11,8 @@ use gomoku_engine::{EngineConfig, GomokuEngine, OmokAb, OmokAbConfig, WindowEval
 use othello::{Othello, Othello4, Othello6, Othello8};
 use othello_engine::{DiscDifference, Heuristic, SolverAgent};
 use search::{
-    AlphaBetaConfig, DpAgent, Registry, ValueIterationConfig, ValueIterationError, ValueTable,
+    AlphaBetaConfig, DpAgent, KeyKind, Registry, ValueIterationConfig, ValueIterationError,
+    ValueTable,
 };
 
 use crate::{with_game, GameId};
@@ -98,10 +99,12 @@ impl CatalogGame for Othello4 {
         // Value iteration enumerates every reachable position: 4x4 only.
         registry.register(
             "dp",
-            "perfect play from value iteration over every reachable 4x4 position (othello4 only)",
+            "perfect play from value iteration over every reachable 4x4 position, the exact \
+             solver for positions the game never reaches (othello4 only); scores are proven \
+             margins",
             &[],
             Box::new(|spec, _| match othello4_values() {
-                Ok(table) => Ok(Box::new(DpAgent::new(table))),
+                Ok(table) => Ok(Box::new(PerfectOthello4::new(table))),
                 Err(e) => Err(search::SpecError::BadValue {
                     agent: spec.name.clone(),
                     key: "(table)".into(),
@@ -134,6 +137,7 @@ impl CatalogGame for Othello8 {
             &protocol::SPEC_KEYS,
             Box::new(|spec, _| Ok(Box::new(protocol::NboardEngineAgent::from_spec(spec)?))),
         );
+        registry.mark("nboard-engine", &[("cmd", KeyKind::Program)]);
         registry
     }
     const DEFAULT_OPPONENT: &'static str = OTHELLO8_OPPONENT;
@@ -408,6 +412,18 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
                 .map_err(|_| bad("board", N.to_string(), "the othello engine plays 8x8 only"))
         }),
     );
+    registry.mark(
+        "othello",
+        &[
+            ("weights", KeyKind::File { words: &[] }),
+            (
+                "correction",
+                KeyKind::File {
+                    words: &["on", "off"],
+                },
+            ),
+        ],
+    );
 }
 
 /// `dqn:model=PATH` and `q-mlp:model=PATH`: trained networks (a `.safetensors` file beside its
@@ -552,6 +568,76 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
             Ok(Box::new(learn::QMlpAgent::<G>::new(net, spec.to_string())))
         }),
     );
+    for name in [
+        "dqn",
+        "q-mlp",
+        learn::value::CNN_ALGO,
+        learn::value::MLP_ALGO,
+    ] {
+        registry.mark(name, &[("model", KeyKind::Model)]);
+    }
+}
+
+/// `dp` on 4x4: value iteration's move where the position is reachable from the start, the
+/// exact solver's elsewhere (a position set by a board string); the score is the exact margin
+/// after the move either way (the solver is instant on 4x4), so it prints as a proven result.
+struct PerfectOthello4 {
+    dp: DpAgent<Othello4, u128>,
+    solver: othello_engine::Solver<4>,
+}
+
+impl PerfectOthello4 {
+    fn new(table: Arc<ValueTable<Othello4, u128>>) -> Self {
+        PerfectOthello4 {
+            dp: DpAgent::new(table),
+            // 4x4 has at most 12 empties: a small table is plenty.
+            solver: othello_engine::Solver::new(12),
+        }
+    }
+}
+
+impl search::Agent<Othello4> for PerfectOthello4 {
+    fn name(&self) -> String {
+        "dp".into()
+    }
+
+    fn select(
+        &mut self,
+        pos: &Othello4,
+        budget: &search::Budget,
+    ) -> Result<search::Decision<othello::Move>, search::AgentError> {
+        if pos.is_over() {
+            return Err(search::AgentError::GameOver);
+        }
+        let (mv, margin) = match self.dp.select(pos, budget) {
+            Ok(decision) => {
+                let after = pos.play(decision.mv).map_err(|e| {
+                    search::AgentError::Failed(format!("value iteration chose {e}"))
+                })?;
+                (decision.mv, -self.solver.solve(&after).score)
+            }
+            // Not reachable from the start: the solver plays it.
+            Err(search::AgentError::Failed(_)) => {
+                let solution = self.solver.solve(pos);
+                let mv = solution.best.ok_or(search::AgentError::GameOver)?;
+                (mv, solution.score)
+            }
+            Err(e) => return Err(e),
+        };
+        let raw = if margin < 0 {
+            -(search::WIN + margin.abs())
+        } else {
+            search::WIN + margin
+        };
+        Ok(search::Decision {
+            mv,
+            score: Some(raw),
+            pv: vec![mv],
+            depth: None,
+            nodes: 0,
+            scale: search::ScoreScale::Centi,
+        })
+    }
 }
 
 /// The solved value table of 4x4 Othello, computed once per process (well under a second).
@@ -599,6 +685,7 @@ fn gomoku_registry<V: Variant>() -> Registry<Gomoku<V>> {
         &protocol::GOMOCUP_SPEC_KEYS,
         Box::new(|spec, _| Ok(Box::new(protocol::GomocupEngineAgent::<V>::from_spec(spec)?))),
     );
+    registry.mark("gomocup-engine", &[("cmd", KeyKind::Program)]);
     register_learned(&mut registry, V::ID.to_string());
     registry
 }

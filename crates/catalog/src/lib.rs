@@ -5,10 +5,12 @@
 #![forbid(unsafe_code)]
 
 mod agents;
+pub mod bundled;
 mod gomocup;
 mod ids;
 
 pub use agents::{help, local_registry, othello4_values, CatalogGame};
+pub use bundled::BundledModels;
 pub use gomocup::{gomocup_factory, validate_gomocup_agent, GOMOCUP_SIZES};
 pub use ids::{GameId, UnknownGame};
 

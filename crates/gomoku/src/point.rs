@@ -78,37 +78,50 @@ pub struct ParsePointError {
     /// The text given.
     pub input: String,
     /// What is wrong with it.
-    pub reason: &'static str,
+    pub reason: String,
 }
 
-impl FromStr for Point {
-    type Err = ParsePointError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let err = |reason| ParsePointError {
+impl Point {
+    /// The point `s` names on a board of side `size` (clamped to [`MAX_SIZE`]): a file letter
+    /// and a rank, whose limits the errors give for that board (`a to o`, `1 to 15` on 15x15).
+    ///
+    /// # Errors
+    /// [`ParsePointError`] saying what is wrong.
+    pub fn parse_on(s: &str, size: usize) -> Result<Self, ParsePointError> {
+        let size = size.clamp(1, MAX_SIZE);
+        let last = char::from(b'a' + (size - 1) as u8);
+        let err = |reason: String| ParsePointError {
             input: s.chars().take(40).collect(),
             reason,
         };
+        let rank_error = || err(format!("the rank must be a number from 1 to {size}"));
         let t = s.trim();
         let mut chars = t.chars();
         let file = chars
             .next()
-            .ok_or_else(|| err("expected a file letter and a rank, like h8"))?
+            .ok_or_else(|| err("expected a file letter and a rank, like h8".into()))?
             .to_ascii_lowercase();
-        if !file.is_ascii_lowercase() || (file as u8 - b'a') as usize >= MAX_SIZE {
-            return Err(err("the file must be a letter from a to y"));
+        if !file.is_ascii_lowercase() || (file as u8 - b'a') as usize >= size {
+            return Err(err(format!("the file must be a letter from a to {last}")));
         }
         let rank = chars.as_str();
         if rank.is_empty() || rank.len() > 2 || !rank.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(err("the rank must be a number from 1 to 25"));
+            return Err(rank_error());
         }
-        let rank: usize = rank
-            .parse()
-            .map_err(|_| err("the rank must be a number from 1 to 25"))?;
-        if rank == 0 || rank > MAX_SIZE {
-            return Err(err("the rank must be a number from 1 to 25"));
+        let rank: usize = rank.parse().map_err(|_| rank_error())?;
+        if rank == 0 || rank > size {
+            return Err(rank_error());
         }
         Point::new(rank - 1, (file as u8 - b'a') as usize)
-            .ok_or_else(|| err("the point is off every board"))
+            .ok_or_else(|| err("the point is off every board".into()))
+    }
+}
+
+/// A point on the largest board ([`MAX_SIZE`]); [`Point::parse_on`] names one board's limits.
+impl FromStr for Point {
+    type Err = ParsePointError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Point::parse_on(s, MAX_SIZE)
     }
 }

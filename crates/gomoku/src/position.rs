@@ -287,7 +287,8 @@ impl<V: Variant> Game for Gomoku<V> {
     }
 
     fn parse_move(s: &str) -> Result<Point, MoveError> {
-        let point: Point = s.parse()?;
+        // The limits said are this board's (a-o, 1-15 on 15x15).
+        let point = Point::parse_on(s, V::SIZE)?;
         if point.on_board(V::SIZE) {
             Ok(point)
         } else {

@@ -208,6 +208,18 @@ fn moves_parse_for_their_board_only() {
     for bad in ["", "h", "8", "h0", "h26", "z1", "h8x", "h-1", "hh8", "ä1"] {
         assert!(bad.parse::<Point>().is_err(), "{bad}");
     }
+    // The errors give this board's limits, not the largest board's.
+    let said = |e: Result<Point, gomoku::MoveError>| e.expect_err("refused").to_string();
+    for bad in ["zz99", "p1"] {
+        let text = said(Gomoku15::parse_move(bad));
+        assert!(text.contains("a letter from a to o"), "{text}");
+    }
+    let text = said(Gomoku15::parse_move("a16"));
+    assert!(text.contains("a number from 1 to 15"), "{text}");
+    let text = said(Omok::parse_move("t1"));
+    assert!(text.contains("from a to s"), "{text}");
+    let largest = "zz99".parse::<Point>().expect_err("refused").to_string();
+    assert!(largest.contains("from a to y"), "{largest}");
 }
 
 /// Winner by brute force: every maximal run on the board, judged by the rule.

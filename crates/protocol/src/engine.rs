@@ -10,7 +10,7 @@ use search::analysis::{multi_pv, Line};
 use search::{Agent, AgentError, Budget, Decision, Score};
 
 use crate::command::{Command, CommandError};
-use crate::lines::{read_line, MAX_LINE};
+use crate::lines::{LineReader, MAX_LINE};
 
 /// Whether the session goes on after a line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,8 +143,9 @@ impl NboardEngine {
     ///
     /// # Errors
     /// I/O errors of `input` or `output` (for example a GUI that closed the pipe).
-    pub fn run<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> io::Result<()> {
-        while let Some((line, cut)) = read_line(&mut input)? {
+    pub fn run<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> io::Result<()> {
+        let mut input = LineReader::new(input);
+        while let Some((line, cut)) = input.read_line()? {
             if cut {
                 send(
                     &mut output,

@@ -56,4 +56,4 @@ pub use gomocup::{
     GomocupEngineAgent, GomocupEngineConfig, GomocupTime, DEFAULT_GRACE, DEFAULT_TURN_TIME,
     GOMOCUP_SPEC_KEYS, MIN_THINK, MOVES_TO_GO,
 };
-pub use lines::{read_line, MAX_LINE};
+pub use lines::{LineReader, MAX_LINE};

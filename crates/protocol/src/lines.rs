@@ -11,16 +11,54 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// that an endless input without a newline (`/dev/zero`) still gives lines, bounded in time.
 pub const MAX_LINE_READ: usize = 16 << 20;
 
-/// Reads one line into a string without its ending. `Ok(None)` at the end of input. A line
-/// longer than [`MAX_LINE`] bytes is cut to that length (the second value is then `true`); one
-/// longer than [`MAX_LINE_READ`] ends there, the rest being the next line.
+/// Reads the lines of one input: each line once, however long it is.
 ///
-/// # Errors
-/// The reader's I/O errors (an interrupted read is retried).
-pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(String, bool)>> {
+/// A line longer than [`MAX_LINE`] bytes is cut to that length (the second value of
+/// [`read_line`](Self::read_line) is then `true`). A read stops after [`MAX_LINE_READ`] bytes
+/// without a newline, so an endless input (`/dev/zero`) still gives its first line in bounded
+/// time; the rest of that line is then read and dropped by the next call, never answered as a
+/// line of its own.
+#[derive(Debug)]
+pub struct LineReader<R> {
+    reader: R,
+    /// The last piece read stopped inside a line, at the read limit.
+    inside: bool,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Lines of `reader`.
+    pub fn new(reader: R) -> Self {
+        LineReader {
+            reader,
+            inside: false,
+        }
+    }
+
+    /// The next line without its ending, and whether it was cut; `Ok(None)` at the end of input.
+    ///
+    /// # Errors
+    /// The reader's I/O errors (an interrupted read is retried).
+    pub fn read_line(&mut self) -> io::Result<Option<(String, bool)>> {
+        loop {
+            let Some((line, cut, ended)) = read_piece(&mut self.reader)? else {
+                return Ok(None);
+            };
+            if std::mem::replace(&mut self.inside, !ended) {
+                // The rest of a line already returned (cut): not a line of its own.
+                continue;
+            }
+            return Ok(Some((line, cut || !ended)));
+        }
+    }
+}
+
+/// One piece of a line: its text (at most [`MAX_LINE`] bytes kept), whether bytes were dropped,
+/// and whether the line ended (a newline or the end of input) rather than the read limit.
+fn read_piece<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(String, bool, bool)>> {
     let mut bytes = Vec::new();
     let mut cut = false;
     let mut seen_any = false;
+    let mut ended = false;
     let mut read = 0usize;
     while read < MAX_LINE_READ {
         let buf = match reader.fill_buf() {
@@ -32,6 +70,7 @@ pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(Stri
             if !seen_any {
                 return Ok(None);
             }
+            ended = true;
             break;
         }
         seen_any = true;
@@ -49,13 +88,18 @@ pub fn read_line<R: BufRead + ?Sized>(reader: &mut R) -> io::Result<Option<(Stri
         read += used;
         reader.consume(used);
         if done.is_some() {
+            ended = true;
             break;
         }
     }
     if bytes.last() == Some(&b'\r') {
         bytes.pop();
     }
-    Ok(Some((String::from_utf8_lossy(&bytes).into_owned(), cut)))
+    Ok(Some((
+        String::from_utf8_lossy(&bytes).into_owned(),
+        cut,
+        ended,
+    )))
 }
 
 #[cfg(test)]
@@ -64,9 +108,9 @@ mod tests {
 
     #[test]
     fn lines_of_every_kind() {
-        let mut input: &[u8] = b"a\r\nb\n\n\xff\xfec\nlast";
+        let mut input = LineReader::new(&b"a\r\nb\n\n\xff\xfec\nlast"[..]);
         let mut lines = Vec::new();
-        while let Some((line, cut)) = read_line(&mut input).unwrap() {
+        while let Some((line, cut)) = input.read_line().unwrap() {
             assert!(!cut);
             lines.push(line);
         }
@@ -77,26 +121,35 @@ mod tests {
     fn long_lines_are_cut_and_the_next_line_survives() {
         let mut text = vec![b'x'; MAX_LINE * 3];
         text.extend_from_slice(b"\nping 1\n");
-        let mut reader = io::BufReader::with_capacity(1000, text.as_slice());
-        let (first, cut) = read_line(&mut reader).unwrap().unwrap();
+        let mut reader = LineReader::new(io::BufReader::with_capacity(1000, text.as_slice()));
+        let (first, cut) = reader.read_line().unwrap().unwrap();
         assert!(cut);
         assert_eq!(first.len(), MAX_LINE);
-        assert_eq!(
-            read_line(&mut reader).unwrap(),
-            Some(("ping 1".into(), false))
-        );
-        assert_eq!(read_line(&mut reader).unwrap(), None);
+        assert_eq!(reader.read_line().unwrap(), Some(("ping 1".into(), false)));
+        assert_eq!(reader.read_line().unwrap(), None);
     }
 
-    /// An endless input without a newline (`/dev/zero`) still gives lines, each after
+    /// A line longer than the read limit is one line, not two: the rest after the limit is
+    /// dropped with it, and the next line is read as it is.
+    #[test]
+    fn a_line_past_the_read_limit_is_one_line() {
+        let mut text = vec![b'y'; MAX_LINE_READ + MAX_LINE_READ / 2];
+        text.extend_from_slice(b"\nping 2\n");
+        let mut reader = LineReader::new(io::BufReader::new(text.as_slice()));
+        let (first, cut) = reader.read_line().unwrap().unwrap();
+        assert!(cut);
+        assert_eq!(first.len(), MAX_LINE);
+        assert_eq!(reader.read_line().unwrap(), Some(("ping 2".into(), false)));
+        assert_eq!(reader.read_line().unwrap(), None);
+    }
+
+    /// An endless input without a newline (`/dev/zero`) still gives its first line, after
     /// [`MAX_LINE_READ`] bytes.
     #[test]
-    fn an_endless_line_ends_after_the_read_limit() {
-        let mut reader = io::BufReader::new(io::repeat(0));
-        for _ in 0..2 {
-            let (line, cut) = read_line(&mut reader).unwrap().unwrap();
-            assert!(cut);
-            assert_eq!(line.len(), MAX_LINE);
-        }
+    fn an_endless_line_gives_its_first_line_after_the_read_limit() {
+        let mut reader = LineReader::new(io::BufReader::new(io::repeat(0)));
+        let (line, cut) = reader.read_line().unwrap().unwrap();
+        assert!(cut);
+        assert_eq!(line.len(), MAX_LINE);
     }
 }

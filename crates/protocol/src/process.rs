@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
-use crate::lines::read_line;
+use crate::lines::LineReader;
 
 /// What the pipe threads report.
 enum Event {
@@ -311,9 +311,9 @@ fn write_lines(mut stdin: ChildStdin, lines: &Receiver<String>, events: &SyncSen
 }
 
 fn read_lines(stdout: impl Read, events: &SyncSender<Event>) {
-    let mut reader = BufReader::new(stdout);
+    let mut reader = LineReader::new(BufReader::new(stdout));
     loop {
-        match read_line(&mut reader) {
+        match reader.read_line() {
             Ok(Some((line, _))) => {
                 if events.send(Event::Line(line)).is_err() {
                     return;
@@ -332,8 +332,8 @@ fn read_lines(stdout: impl Read, events: &SyncSender<Event>) {
 }
 
 fn keep_tail(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
-    let mut reader = BufReader::new(stderr);
-    while let Ok(Some((line, _))) = read_line(&mut reader) {
+    let mut reader = LineReader::new(BufReader::new(stderr));
+    while let Ok(Some((line, _))) = reader.read_line() {
         if line.trim().is_empty() {
             continue;
         }

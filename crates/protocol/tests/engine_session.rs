@@ -218,6 +218,25 @@ fn overlong_lines_are_refused_and_the_session_goes_on() {
     );
 }
 
+/// A line longer than the most one read takes (16 MiB) gets one error, not one per piece.
+#[test]
+fn a_line_past_the_read_limit_gets_one_error() {
+    let mut engine = NboardEngine::new(Box::new(search::RandomAgent::new(1)));
+    let mut input = "x".repeat(20 << 20);
+    input.push_str("\nping 2\n");
+    let out = run(&mut engine, input.as_bytes());
+    assert_eq!(
+        out,
+        [
+            format!(
+                "status error: line longer than {} bytes ignored",
+                protocol::MAX_LINE
+            ),
+            "pong 2".to_string()
+        ]
+    );
+}
+
 /// The disc difference, 100 per disc (so its scores are discs to NBoard).
 struct DiscDifference;
 

@@ -286,17 +286,19 @@ fn board_positions() {
             "BOARD", "1,1,1", "2,2,1", "3,3,2", "DONE", // nor here
             "BOARD", "1,1,2", "15,1,1", "DONE", // off the board
             "BOARD", "START 9", "DONE", // commands are not stones
+            "BOARD", "30,30,1", "x", "DONE", // the first bad line is the one reported
         ],
     );
     assert_eq!(
         out,
         [
             "ERROR BOARD line 2: \"zz\": expected x,y,field",
-            "ERROR BOARD: 1,1 is given twice",
+            "ERROR BOARD line 2: 1,1 is given twice",
             "ERROR BOARD has 1 own and 0 opponent stones: it cannot be the engine's turn (expected equal counts, or one more opponent stone)",
             "ERROR BOARD has 2 own and 1 opponent stones: it cannot be the engine's turn (expected equal counts, or one more opponent stone)",
-            "ERROR BOARD: 15,1 is off the 15x15 board",
+            "ERROR BOARD line 2: 15,1 is off the 15x15 board",
             "ERROR BOARD line 1: \"START 9\": expected x,y,field",
+            "ERROR BOARD line 1: 30,30 is off the 15x15 board",
         ]
     );
     assert_eq!(engine.board().cloned(), before);
@@ -444,14 +446,32 @@ fn board_floods_and_control_characters_are_bounded() {
     lines.extend(["DONE", "FOO\u{1b}[31m\u{0}"]);
     let out = run(&mut engine, &lines);
     assert_eq!(out[0], "OK");
-    assert_eq!(
-        out[1],
-        "ERROR BOARD has more than 625 lines: no board has that many points"
-    );
+    // The first bad line is the second (the first point again); the flood is read and
+    // dropped.
+    assert_eq!(out[1], "ERROR BOARD line 2: 1,1 is given twice");
     assert_eq!(engine.board().unwrap().stone_count(), 0);
     assert!(out[2].starts_with("UNKNOWN command"), "{out:?}");
     assert!(!out[2].chars().any(char::is_control), "{:?}", out[2]);
     assert!(out[2].contains("\\u{1b}"), "{:?}", out[2]);
+}
+
+/// A line longer than the most one read takes (16 MiB) is answered once, not once per piece,
+/// and the next line is answered as usual.
+#[test]
+fn a_line_past_the_read_limit_is_answered_once() {
+    let log = Arc::new(Mutex::new(Log::default()));
+    let mut engine = GomocupEngine::new(factory(&log, Style::FirstLegal, &[]));
+    let long = "x".repeat(20 << 20);
+    let out = run(&mut engine, &["START 15", &long, "ABOUT"]);
+    assert_eq!(out.len(), 3, "{:?}", &out[..out.len().min(4)]);
+    assert_eq!(
+        out[1],
+        format!(
+            "ERROR line longer than {} bytes ignored",
+            protocol::MAX_LINE
+        )
+    );
+    assert!(out[2].contains("name="), "{}", out[2]);
 }
 
 /// Black (the opponent) has 5,7 6,7 (a row) and 7,9 7,8 (a column) around 7,7: playing 7,7

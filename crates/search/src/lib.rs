@@ -44,7 +44,7 @@ pub use dp::{
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout, DEFAULT_TREE_BYTES};
 pub use policy::{masked_softmax, PolicyValue, PriorsValue, UniformPolicy};
-pub use registry::{AgentBuilder, AgentInfo, Registry};
+pub use registry::{AgentBuilder, AgentInfo, KeyKind, Registry};
 pub use score::{Score, ScoreScale, MATE_WINDOW};
 pub use simple::{GreedyAgent, RandomAgent};
 pub use spec::{parse_duration, Spec, SpecError};

@@ -17,7 +17,40 @@ pub type AgentBuilder<G> =
 struct Entry<G: Game> {
     about: &'static str,
     keys: Vec<(&'static str, &'static str)>,
+    /// The keys whose value names something outside the process (the rest are settings).
+    reaches: BTreeMap<&'static str, KeyKind>,
     build: AgentBuilder<G>,
+}
+
+/// What the value of an agent's key names. Most keys are settings; a few name a file the agent
+/// reads or a program it starts, which a front end serving other people must never let a
+/// request choose (see [`Registry::mark`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKind {
+    /// A setting (a number, a word, a duration): nothing outside the process.
+    Setting,
+    /// A path the agent reads. `words` are the values that name no file (`on`, `off`).
+    File {
+        /// Values that are words, not paths.
+        words: &'static [&'static str],
+    },
+    /// A program (and its arguments) the agent starts.
+    Program,
+    /// A trained model's weights file: a server maps the names of the models it offers to
+    /// their files, and reads no other.
+    Model,
+}
+
+impl KeyKind {
+    /// Whether `value` of a key of this kind names a file or a program.
+    #[must_use]
+    pub fn names_outside(self, value: &str) -> bool {
+        match self {
+            KeyKind::Setting => false,
+            KeyKind::File { words } => !words.contains(&value.trim()),
+            KeyKind::Program | KeyKind::Model => true,
+        }
+    }
 }
 
 /// An agent's name, what it is, and its keys with their meaning.
@@ -29,6 +62,20 @@ pub struct AgentInfo {
     pub about: &'static str,
     /// Its keys (`seed` included) with their meaning.
     pub keys: Vec<(&'static str, &'static str)>,
+    /// The keys that name a file, a program or a model (see [`KeyKind`]); the others are
+    /// settings.
+    pub reaches: Vec<(&'static str, KeyKind)>,
+}
+
+impl AgentInfo {
+    /// What `key`'s value names ([`KeyKind::Setting`] for a key that names nothing outside).
+    #[must_use]
+    pub fn kind(&self, key: &str) -> KeyKind {
+        self.reaches
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(KeyKind::Setting, |(_, kind)| *kind)
+    }
 }
 
 /// The agents known for one game, by name.
@@ -175,7 +222,44 @@ impl<G: Game> Registry<G> {
     ) {
         let mut keys = keys.to_vec();
         keys.push(SEED_KEY);
-        self.entries.insert(name, Entry { about, keys, build });
+        self.entries.insert(
+            name,
+            Entry {
+                about,
+                keys,
+                reaches: BTreeMap::new(),
+                build,
+            },
+        );
+    }
+
+    /// Marks keys of agent `name` whose value names a file, a program or a model (every such
+    /// key must be marked: servers refuse them through [`AgentInfo::kind`]); whether the agent
+    /// has every one of them (a key it lacks is not marked).
+    pub fn mark(&mut self, name: &str, marks: &[(&'static str, KeyKind)]) -> bool {
+        let Some(entry) = self.entries.get_mut(name) else {
+            return false;
+        };
+        let mut all = true;
+        for &(key, kind) in marks {
+            if entry.keys.iter().any(|(k, _)| *k == key) {
+                entry.reaches.insert(key, kind);
+            } else {
+                all = false;
+            }
+        }
+        all
+    }
+
+    /// What `key` of agent `name` names, or `None` when the agent or the key is unknown.
+    #[must_use]
+    pub fn key_kind(&self, name: &str, key: &str) -> Option<KeyKind> {
+        let entry = self.entries.get(name)?;
+        entry
+            .keys
+            .iter()
+            .any(|(k, _)| *k == key)
+            .then(|| entry.reaches.get(key).copied().unwrap_or(KeyKind::Setting))
     }
 
     /// Notes that `name`, not an agent of this game, is one of `games` (said in words), so
@@ -208,6 +292,7 @@ impl<G: Game> Registry<G> {
                 name,
                 about: e.about,
                 keys: e.keys.clone(),
+                reaches: e.reaches.iter().map(|(k, kind)| (*k, *kind)).collect(),
             })
             .collect()
     }

@@ -59,6 +59,47 @@ impl Model {
     fn json(&self) -> Value {
         json!({"name": self.name, "game": self.game, "algo": self.algo, "spec": self.spec()})
     }
+
+    /// `text` with every mention of where the server keeps this model (its weights file, its
+    /// card, their folder) replaced by the model's name: messages for a page name models only.
+    #[must_use]
+    pub fn scrub(&self, text: &str) -> String {
+        let card = self.path.with_extension("json");
+        let mut places = vec![
+            (self.path.display().to_string(), self.name.clone()),
+            (card.display().to_string(), format!("{}'s card", self.name)),
+        ];
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            places.push((
+                dir.display().to_string(),
+                "(the server's model folder)".into(),
+            ));
+        }
+        if let Ok(full) = self.path.canonicalize() {
+            if let Some(dir) = full.parent() {
+                places.push((full.display().to_string(), self.name.clone()));
+                places.push((
+                    dir.display().to_string(),
+                    "(the server's model folder)".into(),
+                ));
+            }
+        }
+        let text = places.iter().fold(text.to_string(), |text, (place, name)| {
+            text.replace(place.as_str(), name)
+        });
+        // Checksums say nothing a page needs.
+        text.split(' ')
+            .map(|word| {
+                let hex = word.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+                if hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+                    word.replace(hex, "…")
+                } else {
+                    word.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 struct Kind<G: WebGame> {
@@ -93,8 +134,19 @@ impl<G: WebGame> GameKind for Kind<G> {
             .map(|info| {
                 let keys: Vec<Value> = info
                     .keys
-                    .into_iter()
-                    .map(|(key, about)| json!({"key": key, "about": about}))
+                    .iter()
+                    .map(|&(key, about)| match info.kind(key) {
+                        search::KeyKind::Setting => json!({"key": key, "about": about}),
+                        search::KeyKind::File { words } => {
+                            json!({"key": key, "about": about, "names": "file", "words": words})
+                        }
+                        search::KeyKind::Program => {
+                            json!({"key": key, "about": about, "names": "program"})
+                        }
+                        search::KeyKind::Model => {
+                            json!({"key": key, "about": about, "names": "model"})
+                        }
+                    })
                     .collect();
                 json!({"name": info.name, "about": info.about, "keys": keys})
             })

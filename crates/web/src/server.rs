@@ -337,6 +337,14 @@ async fn check_host(
     next: axum::middleware::Next,
 ) -> Response {
     if app.config.loopback_hosts_only {
+        // A request must say whom it is for: without a Host header it is refused like a
+        // foreign name (HTTP/1.1 requires one; every browser sends it).
+        if request.headers().get(header::HOST).is_none() {
+            return ApiError::forbidden(
+                "requests without a Host header are refused: open the app at a loopback address",
+            )
+            .into_response();
+        }
         // Every Host header is checked, not only the first.
         for host in request.headers().get_all(header::HOST) {
             let host = host.to_str().unwrap_or("");

@@ -99,22 +99,36 @@ const LIMITS: [(&str, u64, &str); 3] = [
     ),
 ];
 
-/// Spec keys whose value is a path the agent reads.
-const FILE_KEYS: &[&str] = &["weights"];
-
-/// Refuses specs the app does not run for the public (see [`FILE_KEYS`] and [`LIMITS`]).
-fn check_limits(spec: &str) -> Result<(), ApiError> {
+/// Refuses specs the app does not run for the public: a key whose value names a file or a
+/// program on the server (the registry marks them, [`search::KeyKind`]; models are chosen by
+/// name, [`GameSession::build`]), and values above [`LIMITS`]. The one check every agent a
+/// request names goes through.
+fn check_limits<G: game::Game>(registry: &Registry<G>, spec: &str) -> Result<(), ApiError> {
     let Ok(parsed) = spec.parse::<search::Spec>() else {
         return Ok(()); // the registry reports the parse error
     };
-    // Keys that name a file on the server: a page may name models (`model=`, checked against the
-    // offered list below), never a path.
-    for key in FILE_KEYS {
-        if parsed.params.contains_key(*key) {
-            return Err(ApiError::bad_request(format!(
-                "{spec:?}: {key}= reads a file on the server, which the app does not allow \
-                 (it plays its bundled weights)"
-            )));
+    for (key, value) in &parsed.params {
+        match registry.key_kind(&parsed.name, key) {
+            Some(search::KeyKind::File { words }) if !words.contains(&value.as_str()) => {
+                let allowed = if words.is_empty() {
+                    String::new()
+                } else {
+                    format!("; here it takes only {}", words.join(" or "))
+                };
+                return Err(ApiError::bad_request(format!(
+                    "{:?}: {key}= names a file on the server, which the app does not read for a                      request{allowed}",
+                    clip(spec)
+                )));
+            }
+            Some(search::KeyKind::Program) => {
+                return Err(ApiError::bad_request(format!(
+                    "{:?}: {key}= starts a program on the server, which the app never does",
+                    clip(spec)
+                )));
+            }
+            // Models: a name the server offers ([`GameSession::build`]); unknown agents and
+            // keys: the registry's own error.
+            _ => {}
         }
     }
     for (key, max, what) in LIMITS {
@@ -236,21 +250,36 @@ impl<G: WebGame> GameSession<G> {
         if is_human(spec) {
             return Ok(None);
         }
-        check_limits(spec)?;
+        check_limits(&self.registry, spec)?;
         let bad = |e: search::SpecError| ApiError::bad_request(format!("{:?}: {e}", clip(spec)));
         let mut parsed: search::Spec = spec.parse().map_err(bad)?;
-        let takes_model = self
+        // The key through which this agent plays a trained model, if it does.
+        let model_key = self
             .registry
             .describe()
-            .iter()
-            .any(|a| a.name == parsed.name && a.keys.iter().any(|(k, _)| *k == "model"));
-        // The models this agent can play: those whose card names it.
+            .into_iter()
+            .find(|a| a.name == parsed.name)
+            .and_then(|a| {
+                a.reaches
+                    .iter()
+                    .find(|(_, kind)| *kind == search::KeyKind::Model)
+                    .map(|(key, _)| *key)
+            });
+        let Some(model_key) = model_key else {
+            return self
+                .registry
+                .build_spec(&parsed, seed)
+                .map(Some)
+                .map_err(bad);
+        };
+        // The models this agent can play: those whose card names it. A name is looked up among
+        // them only, so a name never picks another agent's model.
         let playable: Vec<&Model> = self
             .models
             .iter()
             .filter(|m| m.algo == parsed.name)
             .collect();
-        if takes_model && !parsed.params.contains_key("model") {
+        let Some(name) = parsed.params.get(model_key).cloned() else {
             let specs: Vec<String> = playable.iter().map(|m| m.spec()).collect();
             return Err(ApiError::bad_request(if specs.is_empty() {
                 format!(
@@ -266,36 +295,49 @@ impl<G: WebGame> GameSession<G> {
                     specs.join(", ")
                 )
             }));
-        }
-        if let Some(name) = parsed.params.get("model").cloned() {
-            let model = self.models.iter().find(|m| m.name == name).ok_or_else(|| {
-                let names: Vec<&str> = playable.iter().map(|m| m.name.as_str()).collect();
-                ApiError::bad_request(if names.is_empty() {
-                    format!(
-                        "model {:?}: this server offers no {} models for {}",
-                        clip(&name),
-                        parsed.name,
-                        G::ID
-                    )
-                } else {
-                    format!(
-                        "model {:?} is not one of this server's {} models for {}: choose one \
-                         by name ({})",
-                        clip(&name),
-                        parsed.name,
-                        G::ID,
-                        names.join(", ")
-                    )
-                })
-            })?;
-            parsed
-                .params
-                .insert("model".into(), model.path.to_string_lossy().into_owned());
-        }
+        };
+        let model = playable.iter().find(|m| m.name == name).ok_or_else(|| {
+            let names: Vec<&str> = playable.iter().map(|m| m.name.as_str()).collect();
+            let other = self
+                .models
+                .iter()
+                .find(|m| m.name == name)
+                .map(|m| format!(" ({} is a model for {})", m.name, m.algo))
+                .unwrap_or_default();
+            ApiError::bad_request(if names.is_empty() {
+                format!(
+                    "model {:?}: this server offers no {} models for {}{other}",
+                    clip(&name),
+                    parsed.name,
+                    G::ID
+                )
+            } else {
+                format!(
+                    "model {:?} is not one of this server's {} models for {}{other}: choose \
+                     one by name ({})",
+                    clip(&name),
+                    parsed.name,
+                    G::ID,
+                    names.join(", ")
+                )
+            })
+        })?;
+        let model = (*model).clone();
+        parsed
+            .params
+            .insert(model_key.into(), model.path.to_string_lossy().into_owned());
+        // The message names the model, never where the server keeps it.
         self.registry
             .build_spec(&parsed, seed)
             .map(Some)
-            .map_err(bad)
+            .map_err(|e| {
+                ApiError::bad_request(format!(
+                    "{:?}: model {:?} cannot be played: {}",
+                    clip(spec),
+                    model.name,
+                    model.scrub(&model_reason(&e))
+                ))
+            })
     }
 
     /// The seed of the agent that plays `side` at the current ply: every search gets its own,
@@ -577,10 +619,13 @@ impl<G: WebGame> Session for GameSession<G> {
             let name = spec.split(':').next().unwrap_or(spec);
             self.registry.describe().iter().any(|a| a.name == name)
         });
-        let scored = match engine {
+        let mut scored = match engine {
             Some(spec) => self.engine_analysis(spec, time, &mut reserve)?,
             None => self.current().analyse(time, &mut reserve)?,
         };
+        // Best first, as API.md promises (the multi-PV analysis puts the agent's own choice
+        // first, whatever the later searches found).
+        crate::view::best_first(&mut scored);
         let moves: Vec<Value> = scored
             .into_iter()
             .map(|s| {
@@ -607,6 +652,14 @@ pub(crate) fn eval_json(score: Option<search::Score>) -> Value {
             json!({ "kind": kind, "value": value, "text": s.to_string() })
         }
         None => Value::Null,
+    }
+}
+
+/// What is wrong with a model, from its agent's error (the `why` of a bad `model=` value).
+fn model_reason(e: &search::SpecError) -> String {
+    match e {
+        search::SpecError::BadValue { why, .. } => why.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -45,6 +45,26 @@ impl<M: Copy> Scored<M> {
     }
 }
 
+/// Sorts scored moves best first for the mover: a forced win before everything (sooner first),
+/// a forced loss after everything (later first), proven margins counted as that many of the
+/// game's units (a proven result before an estimate of the same value); ties keep their order.
+pub(crate) fn best_first<M>(moves: &mut [Scored<M>]) {
+    fn key<M>(s: &Scored<M>) -> (f64, bool) {
+        match s.eval {
+            Some(Score::Mate { plies }) if plies > 0 => (1e12 - f64::from(plies), true),
+            Some(Score::Mate { plies }) => (-1e12 - f64::from(plies), true),
+            Some(Score::Proven { margin }) => (f64::from(margin), true),
+            Some(Score::Units(v) | Score::Expectation(v)) => (v, false),
+            Some(Score::Engine(v)) => (f64::from(v), false),
+            None => (f64::NEG_INFINITY, false),
+        }
+    }
+    moves.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        kb.0.total_cmp(&ka.0).then(kb.1.cmp(&ka.1))
+    });
+}
+
 /// The presentation of one game family.
 pub trait WebGame: Game {
     /// `othello` or `gomoku`.
@@ -236,9 +256,10 @@ impl<const N: usize> WebGame for Othello<N> {
         }
         // Every move scored: exact by the solver from 14 empties (a few milliseconds per move),
         // else by a heuristic alpha-beta search sharing the time.
+        // The time decides the depth (no depth cap: a longer analysis searches deeper).
         let share = (time / moves.len() as u32).max(Duration::from_millis(5));
         let midgame = AlphaBetaConfig {
-            depth: Some(8),
+            depth: None,
             time: Some(share),
             ..AlphaBetaConfig::default()
         };

@@ -285,6 +285,88 @@ async fn models_are_chosen_by_name_and_no_path_is_ever_read() {
     assert_eq!(reply["decision"]["agent"], "dqn:model=othello8-dqn");
 }
 
+/// Names are looked up per agent (a `cnn-minimax:model=` never picks a dqn model), and a model
+/// that fails to load (its weights changed since the server started, a model of another agent
+/// behind a name) is reported by its name: never the server's path to it, never checksums.
+#[tokio::test]
+async fn model_lookups_are_per_agent_and_messages_name_the_model_only() {
+    let app = with_models();
+    let (status, err) = create(
+        &app,
+        json!({"game": "othello8", "white": "cnn-minimax:model=othello8-dqn"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    let text = err["error"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("is not one of this server's cnn-minimax models for othello8")
+            && text.contains("(othello8-dqn is a model for dqn)")
+            && text.contains("choose one by name (othello8-cnn)"),
+        "{text}"
+    );
+
+    // A damaged model, and a card that names the wrong agent, behind offered names.
+    let dir = std::env::temp_dir().join(format!("stonelab-web-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("folder");
+    let bundled = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    for ext in ["safetensors", "json"] {
+        std::fs::copy(
+            bundled.join(format!("othello8-dqn.{ext}")),
+            dir.join(format!("damaged.{ext}")),
+        )
+        .expect("copy");
+        std::fs::copy(
+            bundled.join(format!("othello8-dqn.{ext}")),
+            dir.join(format!("other.{ext}")),
+        )
+        .expect("copy");
+    }
+    let mut bytes = std::fs::read(dir.join("damaged.safetensors")).expect("read");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(dir.join("damaged.safetensors"), bytes).expect("write");
+    let offered = |name: &str, algo: &str| web::Model {
+        name: name.into(),
+        game: "othello8".into(),
+        algo: algo.into(),
+        path: dir.join(format!("{name}.safetensors")),
+    };
+    let app = web::router(
+        Catalog::standard().with_models(vec![
+            offered("damaged", "dqn"),
+            // Its card says dqn: played as cnn-minimax it is refused by the agent.
+            offered("other", "cnn-minimax"),
+        ]),
+        ServerConfig::default(),
+    );
+    for (spec, says) in [
+        ("dqn:model=damaged", "does not match"),
+        ("cnn-minimax:model=other", "this is a model for dqn"),
+    ] {
+        let (status, err) = create(&app, json!({"game": "othello8", "white": spec})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{spec}: {err}");
+        let text = err["error"].as_str().unwrap_or_default();
+        let name = spec.rsplit('=').next().unwrap_or_default();
+        assert!(
+            text.contains(&format!("model {name:?} cannot be played")) && text.contains(says),
+            "{spec}: {text}"
+        );
+        let folder = dir.display().to_string();
+        assert!(!text.contains(&folder), "{spec}: the server's path: {text}");
+        assert!(
+            !text.contains(".safetensors"),
+            "{spec}: a file name: {text}"
+        );
+        let hex_run = text
+            .split(|c: char| !c.is_ascii_hexdigit())
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        assert!(hex_run < 64, "{spec}: a checksum: {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[tokio::test]
 async fn every_response_carries_the_security_headers_and_hosts_ignore_case() {
     let app = web::router(catalog(), ServerConfig::default());
@@ -316,8 +398,9 @@ async fn every_response_carries_the_security_headers_and_hosts_ignore_case() {
         assert_eq!(h["x-frame-options"], "DENY");
         assert_eq!(h["x-content-type-options"], "nosniff");
     }
-    // A refused host gets them too, and a second Host header is checked like the first.
-    let refused = [vec!["evil.com"], vec!["localhost", "evil.com"]];
+    // A refused host gets them too, a second Host header is checked like the first, and a
+    // request with no Host header is refused as API.md says.
+    let refused: [Vec<&str>; 3] = [vec![], vec!["evil.com"], vec!["localhost", "evil.com"]];
     for hosts in refused {
         let mut request = Request::builder().uri("/api/catalog");
         for host in &hosts {

@@ -372,7 +372,20 @@ impl RunDir {
             }
         }
         if passed_over.is_empty() {
-            return Ok((None, passed_over));
+            // No checkpoint folder at all: a fresh run, or one stopped before its first
+            // checkpoint. A run that has written models did checkpoint once: its folders are
+            // gone, and starting over would overwrite its logs and models.
+            let models = self.checkpoint_models();
+            if models.is_empty() {
+                return Ok((None, passed_over));
+            }
+            return Err(RunError::NoUsableCheckpoint {
+                path: self.file(CHECKPOINTS),
+                reasons: vec![format!(
+                    "no ep-N checkpoint folder is left, though the run has trained models ({})",
+                    models.join(", ")
+                )],
+            });
         }
         Err(RunError::NoUsableCheckpoint {
             path: self.file(CHECKPOINTS),
@@ -516,6 +529,21 @@ impl RunDir {
         }
         fs::rename(path, &target).map_err(io(&target))?;
         Ok(target)
+    }
+
+    /// The model files (`*.safetensors`) directly in `checkpoints/`, sorted.
+    fn checkpoint_models(&self) -> Vec<String> {
+        let Ok(entries) = fs::read_dir(self.file(CHECKPOINTS)) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().to_string_lossy().into_owned();
+                name.ends_with(".safetensors").then_some(name)
+            })
+            .collect();
+        names.sort();
+        names
     }
 
     fn checkpoint_folders(&self) -> Vec<(usize, PathBuf)> {

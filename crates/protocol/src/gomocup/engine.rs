@@ -10,7 +10,7 @@ use gomoku::{Board, Point, Rule, MAX_SIZE, MIN_SIZE};
 use super::brain::{BrainFactory, GomocupBrain};
 use super::{format_point, parse_numbers, quote, xy_to_point};
 use crate::engine::Flow;
-use crate::lines::{read_line, MAX_LINE};
+use crate::lines::{LineReader, MAX_LINE};
 
 /// The time for one move when the manager sends no `INFO timeout_turn`. Piskvork's own default
 /// is 30 s; 5 s keeps casual use snappy and is what Gomocup's fast rounds give.
@@ -380,8 +380,9 @@ impl GomocupEngine {
     ///
     /// # Errors
     /// I/O errors of `input` or `output` (for example a manager that closed the pipe).
-    pub fn run<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> io::Result<()> {
-        while let Some((line, cut)) = read_line(&mut input)? {
+    pub fn run<R: BufRead, W: Write>(&mut self, input: R, mut output: W) -> io::Result<()> {
+        let mut input = LineReader::new(input);
+        while let Some((line, cut)) = input.read_line()? {
             if cut {
                 let why = format!("line longer than {MAX_LINE} bytes ignored");
                 match &mut self.board_input {
@@ -744,6 +745,7 @@ impl GomocupEngine {
         out: &mut dyn Write,
         received: Instant,
     ) -> io::Result<Flow> {
+        let size = self.game.as_ref().map(|g| g.board.size());
         let Some(input) = &mut self.board_input else {
             return Ok(Flow::Continue);
         };
@@ -777,6 +779,20 @@ impl GomocupEngine {
             return Ok(Flow::Continue);
         }
         match parse_numbers::<3>(text) {
+            // Checked as it comes, so that the line reported at DONE is the first bad one.
+            Some([x, y, _]) if size.is_some_and(|size| xy_to_point(x, y, size).is_none()) => {
+                let size = size.unwrap_or_default();
+                input.error.get_or_insert(format!(
+                    "BOARD line {}: {x},{y} is off the {size}x{size} board",
+                    input.lines
+                ));
+            }
+            Some([x, y, 1..=2]) if input.stones.iter().any(|&(a, b, _)| (a, b) == (x, y)) => {
+                input.error.get_or_insert(format!(
+                    "BOARD line {}: {x},{y} is given twice",
+                    input.lines
+                ));
+            }
             Some([x, y, who @ 1..=2]) => input.stones.push((x, y, who)),
             Some([_, _, 3]) => {
                 input.error.get_or_insert(format!(

@@ -16,7 +16,10 @@ pub async fn call(
     uri: &str,
     body: Option<&str>,
 ) -> (StatusCode, Value) {
-    let mut req = Request::builder().method(method).uri(uri);
+    let mut req = Request::builder()
+        .header("host", "localhost")
+        .method(method)
+        .uri(uri);
     if body.is_some() {
         req = req.header("content-type", "application/json");
     }
