@@ -14,7 +14,7 @@ use arena::{
     Settings, Sprt,
 };
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use rand::RngExt;
 
 use crate::games::{with_game, CliGame, GameId};
@@ -327,17 +327,7 @@ fn openings<G: CliGame + CatalogGame>(
 }
 
 fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {pos}/{len} games, ETA {eta_precise} {msg}",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.enable_steady_tick(Duration::from_millis(500));
-    bar
+    crate::progress::bar(quiet, total, "games")
 }
 
 fn format_duration(d: Duration) -> String {

@@ -65,6 +65,20 @@ enum BenchKind {
         #[arg(long, default_value_t = 8)]
         depth: u32,
     },
+    /// How much of its clock an agent with `time=` uses: each of `positions` fixed positions
+    /// (seeded random play from the start, 16 to 35 plies) searched once by a fresh agent; the
+    /// mean, median and longest think as a share of the limit.
+    Think {
+        /// The game.
+        #[arg(long, default_value = "othello8")]
+        game: catalog::GameId,
+        /// The agent, with its `time=` (the limit the shares are of).
+        #[arg(long, default_value = "othello:time=200ms")]
+        agent: String,
+        /// Positions searched.
+        #[arg(long, default_value_t = 20)]
+        positions: usize,
+    },
     /// Q-network speed on 8x8: inference positions/s and training steps/s (forward, backward,
     /// Adam) at batch 1/32/256 on 1 and 2 threads, for the default DQN network and the 6-block
     /// 64-channel reference size; and positions/s through the multi-game driver with 1, 16 and
@@ -122,6 +136,11 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             other => midgame(*depth, *positions, *threads, other == "on").map(|_| ()),
         },
         BenchKind::Gomoku { depth } => gomoku_bench(*depth),
+        BenchKind::Think {
+            game,
+            agent,
+            positions,
+        } => catalog::with_game!(*game, G => think_bench::<G>(agent, *positions)),
         BenchKind::Dqn { seconds, size } => dqn_bench(*seconds, *size),
         BenchKind::Minimax {
             model,
@@ -424,6 +443,87 @@ fn othello6(table_bits: u32) -> Result<()> {
     Ok(())
 }
 
+/// `stonelab bench think`: the time an agent thinks against its `time=`.
+fn think_bench<G: catalog::CatalogGame>(spec: &str, count: usize) -> Result<()> {
+    use rand::{RngExt, SeedableRng};
+    if !(1..=1000).contains(&count) {
+        bail!("--positions {count}: 1 to 1000");
+    }
+    let parsed: search::Spec = spec.parse()?;
+    let Some(limit) = parsed.duration("time")?.filter(|t| !t.is_zero()) else {
+        bail!("--agent {spec:?}: give it a time per move (time=200ms), the limit measured against");
+    };
+    let registry = G::registry();
+    registry
+        .validate(spec)
+        .map_err(|e| anyhow::anyhow!("--agent: {e}"))?;
+    outln!(
+        "Thinking time of {spec} on {}: {count} positions (seeded random play, 16-35 plies), \
+         limit {} ms",
+        G::ID,
+        limit.as_millis()
+    );
+    outln!(
+        "{:>3} {:>6} {:>6} {:>9} {:>7}",
+        "#",
+        "ply",
+        "move",
+        "ms",
+        "limit"
+    );
+    let mut times = Vec::with_capacity(count);
+    let mut number = 0u64;
+    while times.len() < count {
+        number += 1;
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(number);
+        let plies = 16 + rng.random_range(0..20);
+        let mut pos = G::start();
+        for _ in 0..plies {
+            let moves = pos.legal_moves();
+            if pos.is_over() || moves.is_empty() {
+                break;
+            }
+            pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if pos.is_over() || pos.legal_moves().len() < 2 {
+            continue;
+        }
+        let mut agent = registry.build(spec, number)?;
+        let started = Instant::now();
+        let decision = agent
+            .select(&pos, &search::Budget::default())
+            .map_err(|e| anyhow::anyhow!("position {number}: {e}"))?;
+        let took = started.elapsed();
+        times.push(took);
+        outln!(
+            "{:>3} {plies:>6} {:>6} {:>9.1} {:>6.0}%",
+            times.len(),
+            decision.mv.to_string(),
+            took.as_secs_f64() * 1e3,
+            100.0 * took.as_secs_f64() / limit.as_secs_f64()
+        );
+    }
+    let mut sorted = times.clone();
+    sorted.sort();
+    let mean = times.iter().sum::<Duration>() / times.len() as u32;
+    let share = |d: Duration| 100.0 * d.as_secs_f64() / limit.as_secs_f64();
+    let median = sorted[sorted.len() / 2];
+    let longest = sorted[sorted.len() - 1];
+    outln!(
+        "mean {:.1} ms ({:.0}% of the limit), median {:.1} ms ({:.0}%), longest {:.1} ms \
+         ({:.0}%); {} of {} over the limit",
+        mean.as_secs_f64() * 1e3,
+        share(mean),
+        median.as_secs_f64() * 1e3,
+        share(median),
+        longest.as_secs_f64() * 1e3,
+        share(longest),
+        times.iter().filter(|&&t| t > limit).count(),
+        times.len()
+    );
+    Ok(())
+}
+
 fn gomoku_bench(depth: u32) -> Result<()> {
     use gomoku_engine::bench;
     if !(1..=20).contains(&depth) {
@@ -515,17 +615,22 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
         "positions/s",
         "train steps/s"
     );
+    // 12 network figures, then 12 driver figures, each taking about `seconds`.
+    let bar = crate::progress::bar(false, 24, "figures");
     for (arch, label) in archs {
         for threads in [1, 2] {
             for batch in [1, 32, 256] {
                 let s = measure(arch, size, batch, threads, time)?;
-                outln!(
-                    "{:<14} {:<15} {threads:>7} {batch:>5} {:>13.0} {:>13.2}",
-                    arch.label(),
-                    label,
-                    s.positions_per_s,
-                    s.train_steps_per_s
-                );
+                bar.inc(1);
+                bar.suspend(|| {
+                    outln!(
+                        "{:<14} {:<15} {threads:>7} {batch:>5} {:>13.0} {:>13.2}",
+                        arch.label(),
+                        label,
+                        s.positions_per_s,
+                        s.train_steps_per_s
+                    );
+                });
             }
         }
     }
@@ -551,16 +656,20 @@ fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
                         6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
                         _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
                     }?;
+                    bar.inc(1);
                     Ok(format!("{rate:>13.0}"))
                 })
                 .collect::<Result<_>>()?;
-            outln!(
-                "{:<14} {:<15} {threads:>7} {}",
-                arch.label(),
-                label,
-                figures.join(" ")
-            );
+            bar.suspend(|| {
+                outln!(
+                    "{:<14} {:<15} {threads:>7} {}",
+                    arch.label(),
+                    label,
+                    figures.join(" ")
+                );
+            });
         }
     }
+    bar.finish_and_clear();
     Ok(())
 }

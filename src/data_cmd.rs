@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use othello::dataset::{
     aggregate, decision_points, frequency_train_len, merge_symmetries, sort_by_frequency,
     write_dataset, DatasetReader, DatasetWriter, GameId, Occurrence, Part, Split, Symmetries,
@@ -133,17 +133,7 @@ const PAPER_NOTE: &str = "the paper's train and test sizes add up to 7,314,338, 
      its distinct count; 7,314,328 - floor(0.8 x 7,314,328) = 1,462,866 is its test size";
 
 fn progress_bar(quiet: bool, total: usize) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} files {msg}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.enable_steady_tick(Duration::from_millis(500));
-    bar
+    crate::progress::bar(quiet, total as u64, "files")
 }
 
 /// Refuses an existing non-empty folder without `force`.

@@ -23,6 +23,7 @@ mod patterns_cmd;
 mod perft_cmd;
 mod play;
 mod plots;
+mod progress;
 mod reproduce;
 mod serve_cmd;
 mod solve_cmd;

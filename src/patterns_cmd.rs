@@ -25,10 +25,10 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use othello::wthor::{parse_games, WthorGame};
 use othello_engine::pattern::{Layout, PatternEval, PatternWeights};
 use othello_engine::train::{
@@ -166,18 +166,7 @@ pub struct PatternArgs<'a> {
 
 /// A progress bar of `total` steps labelled `what` (hidden when `quiet`).
 pub(crate) fn bar(quiet: bool, total: u64, what: &str) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    let template = format!(
-        "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {what}, ETA {{eta_precise}} {{msg}}"
-    );
-    if let Ok(style) = ProgressStyle::with_template(&template) {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar.enable_steady_tick(Duration::from_millis(500));
-    bar
+    crate::progress::bar(quiet, total, what)
 }
 
 fn load_games(config: &PatternConfig) -> Result<Vec<WthorGame>> {

@@ -167,11 +167,21 @@ fn run_sized<const N: usize>(args: &SolveArgs) -> Result<()> {
         "nodes/s"
     );
     for job in &jobs {
+        // An exact solve can take minutes: the elapsed time shows it is still going.
+        let spinner = crate::progress::spinner(
+            false,
+            &format!(
+                "solving {} ({} empties)",
+                job.label,
+                job.pos.empty().count_ones()
+            ),
+        );
         let s = if args.wld {
             solver.solve_wld(&job.pos)
         } else {
             solver.solve(&job.pos)
         };
+        spinner.finish_and_clear();
         let score = if args.wld {
             match s.score.signum() {
                 1 => "win".to_string(),

@@ -5,11 +5,10 @@
 use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use learn::qmlp::{QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer};
 use learn::run::QMlpSettings;
 use learn::{
@@ -741,18 +740,9 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
 }
 
 fn progress_bar(quiet: bool, total: usize, done: usize) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {pos}/{len} episodes, ETA {eta_precise} {msg}",
-    ) {
-        bar.set_style(style.progress_chars("=> "));
-    }
+    let bar = crate::progress::bar(quiet, total as u64, "episodes");
     bar.set_position(done as u64);
     bar.reset_eta();
-    bar.enable_steady_tick(Duration::from_millis(500));
     bar
 }
 

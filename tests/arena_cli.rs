@@ -288,3 +288,37 @@ fn the_xot_opening_set_is_played_in_order() {
     assert!(!ok);
     assert!(err.contains("cannot be used with"), "{err}");
 }
+
+/// With standard error not a terminal (here a pipe), a match writes plain progress lines as it
+/// goes (every `STONELAB_PROGRESS_SECONDS`, 5 s by default), not only its result at the end.
+#[test]
+fn a_piped_match_writes_plain_progress_lines() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_stonelab"))
+        .args([
+            "arena",
+            "--game",
+            "othello6",
+            "--games",
+            "60",
+            "--seed",
+            "3",
+            "--threads",
+            "1",
+            "--agents",
+            "alphabeta:depth=5",
+            "alphabeta:depth=4",
+        ])
+        .env("STONELAB_PROGRESS_SECONDS", "0.1")
+        .output()
+        .expect("run");
+    assert!(output.status.success());
+    let err = String::from_utf8_lossy(&output.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("games: "))
+        .unwrap_or_else(|| panic!("no progress line: {err}"));
+    assert!(
+        line.contains("/60 (") && line.contains("s elapsed, ETA "),
+        "{line}"
+    );
+}

@@ -564,3 +564,31 @@ fn a_closed_or_full_standard_output_ends_a_command_without_a_panic() {
         21
     );
 }
+
+/// `bench think` measures an agent's thinking time against its `time=` (figures in the closing
+/// notes come from the release build); it refuses an agent without a clock.
+#[test]
+fn bench_think_reports_the_share_of_the_clock_used() {
+    let (ok, out, err) = common::stonelab(
+        &[
+            "bench",
+            "think",
+            "--game",
+            "othello6",
+            "--agent",
+            "alphabeta:time=30ms",
+            "--positions",
+            "3",
+        ],
+        "",
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("limit 30 ms")
+            && out.contains("% of the limit), median ")
+            && out.contains(" of 3 over the limit"),
+        "{out}"
+    );
+    let (ok, _, err) = common::stonelab(&["bench", "think", "--agent", "othello:depth=2"], "");
+    assert!(!ok && err.contains("give it a time per move"), "{err}");
+}

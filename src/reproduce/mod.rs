@@ -17,7 +17,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use arena::{ColourWdl, Opening};
 use catalog::CatalogGame;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressBar;
 use search::Agent;
 
 /// Arguments of `stonelab reproduce`.
@@ -192,17 +192,7 @@ impl Ctx {
     /// A progress bar of `len` steps labelled `what` (hidden with `--quiet`).
     #[must_use]
     pub fn bar(&self, len: u64, what: &str) -> ProgressBar {
-        if self.quiet {
-            return ProgressBar::hidden();
-        }
-        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template(&format!(
-            "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {what}, ETA {{eta_precise}} {{msg}}"
-        )) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar.enable_steady_tick(Duration::from_millis(500));
-        bar
+        crate::progress::bar(self.quiet, len, what)
     }
 
     /// A note on stderr (not with `--quiet`).

@@ -214,7 +214,7 @@ impl GomokuEngine {
             } else {
                 self.config.time
             });
-        self.deadline = time.map(|t| started + t);
+        self.deadline = time.map(|t| started + search::Budget::stop_within(t));
         self.node_limit = budget.nodes.or(self.config.nodes).unwrap_or(u64::MAX);
         let max_depth = budget.depth.unwrap_or(self.config.depth).clamp(1, 64);
         self.nodes = 0;
@@ -290,21 +290,25 @@ impl GomokuEngine {
         let mut best = (first, 0, 0u32);
         for depth in 1..=max_depth {
             let (score, mv) = self.root(&mut state, depth as i32);
-            if self.stopped && depth > 1 {
+            if self.stopped {
+                // A partial iteration still counts (the classic engines' rule): it searched the
+                // previous best first (the table's move), so the best of the moves it finished
+                // is at least as good; the completed depth is kept.
+                if let Some(mv) = mv {
+                    best = (mv, score, best.2);
+                }
                 break;
             }
             if let Some(mv) = mv {
                 best = (mv, score, depth);
             }
-            if score.abs() >= WIN - MAX_PLY as i32 || self.stopped {
+            if score.abs() >= WIN - MAX_PLY as i32 {
                 break;
             }
-            if let Some(d) = self.deadline {
-                // Another iteration costs several times this one: skip it when it cannot end.
-                let used = started.elapsed();
-                if Instant::now() + used > d {
-                    break;
-                }
+            // Under a clock the next iteration starts whatever time is left: what it finishes
+            // before the deadline counts.
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
             }
         }
         let pv = self.principal_variation(&mut state, best.0);
@@ -350,7 +354,8 @@ impl GomokuEngine {
                 }
             };
             state.undo();
-            if self.stopped && best.is_some() {
+            // A search the clock cut gives no score: only finished moves count.
+            if self.stopped {
                 break;
             }
             if score > alpha {
@@ -358,7 +363,7 @@ impl GomokuEngine {
                 best = Some(m);
             }
         }
-        if let Some(m) = best {
+        if let Some(m) = best.filter(|_| !self.stopped) {
             self.store(state.hash(), depth, 0, alpha, EXACT, m);
         }
         (alpha, best)

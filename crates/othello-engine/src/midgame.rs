@@ -924,11 +924,37 @@ impl Midgame {
             self.deadline = if d == 1 {
                 None
             } else {
-                time.map(|t| start + t)
+                time.map(|t| start + search::Budget::stop_within(t))
             };
             self.node_limit = if d == 1 { None } else { nodes };
             let guess = result.as_ref().map_or(0, |r| r.score);
-            let (score, best) = self.root(&root, d, guess);
+            // Under a clock the root goes move by move, so that an iteration the clock stops
+            // still gives the best of the moves it finished (the classic engines' rule); without
+            // one, the aspiration search (whose trees the node checksums pin).
+            let previous = result.as_ref().and_then(|r| match r.best {
+                Some(Move::Place(sq)) => Some(sq.index()),
+                _ => None,
+            });
+            let (score, best) = if self.deadline.is_some() {
+                match self.root_timed(&root, d, previous) {
+                    Some((score, sq, true)) => (score, sq as u8),
+                    Some((score, sq, false)) => {
+                        // Stopped: a move that beat the previous best on a finished search
+                        // is played, the completed depth and its line otherwise kept.
+                        if let (Some(r), Some(square)) = (result.as_mut(), Square::from_index(sq)) {
+                            if Some(sq) != previous {
+                                r.best = Some(Move::Place(square));
+                                r.score = score;
+                                r.pv = self.pv_line(pos, Move::Place(square), d as usize);
+                            }
+                        }
+                        break;
+                    }
+                    None => break,
+                }
+            } else {
+                self.root(&root, d, guess)
+            };
             if self.stopped {
                 break;
             }
@@ -954,12 +980,10 @@ impl Midgame {
             if exact {
                 break;
             }
-            // Not worth starting an iteration that cannot finish: each costs several times the
-            // last.
-            if let Some(t) = time {
-                if start.elapsed() * 3 > t {
-                    break;
-                }
+            // Under a clock the next iteration starts whatever time is left: what it finishes
+            // before the deadline counts (above).
+            if time.is_some_and(|t| start.elapsed() >= t) {
+                break;
             }
         }
         let mut r = result.unwrap_or_else(|| SearchResult {
@@ -1137,6 +1161,76 @@ impl Midgame {
             scores.push(self.root(&root, d, guess).0);
         }
         scores
+    }
+
+    /// One root iteration under a clock, move by move: principal variation search with the
+    /// previous iteration's best move first and the others in square order. `(score, best
+    /// square, finished)`: when the clock stops the iteration, the best of the moves whose
+    /// search finished (a move that failed high on a finished null window counts as better than
+    /// the best before it, its score that bound); `None` when not even the first move finished.
+    fn root_timed(
+        &mut self,
+        root: &Node,
+        depth: u32,
+        first: Option<u32>,
+    ) -> Option<(i32, u32, bool)> {
+        let scale = self.eval.scale();
+        let moves = legal_moves(root.p, root.o);
+        let mut order: Vec<u32> = Vec::with_capacity(moves.count_ones() as usize);
+        if let Some(f) = first.filter(|&f| f < 64 && moves >> f & 1 == 1) {
+            order.push(f);
+        }
+        let mut rest = moves;
+        while rest != 0 {
+            let sq = rest.trailing_zeros();
+            if Some(sq) != first {
+                order.push(sq);
+            }
+            rest &= rest - 1;
+        }
+        let mut best: Option<(i32, u32)> = None;
+        for sq in order {
+            let child = root.play(sq, flips(sq, root.p, root.o));
+            let score = if legal_moves(child.p, child.o) == 0 && legal_moves(child.o, child.p) == 0
+            {
+                -final_margin(child.p, child.o) * scale
+            } else {
+                match best {
+                    None => -self.pvs(&child, depth - 1, -INF, INF, true),
+                    Some((alpha, _)) => {
+                        let probe = -self.pvs(&child, depth - 1, -alpha - 1, -alpha, false);
+                        if self.stopped {
+                            break;
+                        }
+                        if probe > alpha {
+                            let full = -self.pvs(&child, depth - 1, -INF, -alpha, true);
+                            if self.stopped {
+                                best = Some((probe, sq));
+                                break;
+                            }
+                            full
+                        } else {
+                            probe
+                        }
+                    }
+                }
+            };
+            if self.stopped {
+                break;
+            }
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, sq));
+            }
+        }
+        let finished = !self.stopped;
+        if finished {
+            if let Some((score, sq)) = best {
+                // The next iteration's ordering and the line read the table's root entry.
+                self.table
+                    .store(root.p, root.o, depth, -INF, INF, score, sq as u8);
+            }
+        }
+        best.map(|(score, sq)| (score, sq, finished))
     }
 
     /// One root iteration with an aspiration window around `guess`: (score, best square).

@@ -17,6 +17,16 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// When a search under a clock of `time` stops, counted from its start: a little before
+    /// the clock runs out (a fortieth of it plus a millisecond, at most 20 ms), so that stopping,
+    /// reading the line and returning fit inside it and no move passes its time.
+    #[must_use]
+    pub fn stop_within(time: std::time::Duration) -> std::time::Duration {
+        let reserve = (time / 40 + std::time::Duration::from_millis(1))
+            .min(std::time::Duration::from_millis(20));
+        time.saturating_sub(reserve)
+    }
+
     /// A fixed-depth budget.
     #[must_use]
     pub fn depth(depth: u32) -> Self {

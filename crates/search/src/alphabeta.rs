@@ -325,7 +325,7 @@ impl<G: Game> Agent<G> for AlphaBeta<G> {
             _ => MAX_DEPTH,
         };
         let start = Instant::now();
-        self.deadline = budget.time.map(|t| start + t);
+        self.deadline = budget.time.map(|t| start + Budget::stop_within(t));
         self.node_limit = budget.nodes;
         self.nodes = 0;
         self.aborted = false;

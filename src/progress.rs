@@ -1,0 +1,144 @@
+//! The commands' one progress bar: a bar with an ETA on a terminal, and a plain line every few
+//! seconds when standard error is not a terminal (a pipe, a log file), so long work always
+//! shows that it is moving.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How often a plain progress line is written when standard error is not a terminal.
+pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
+
+/// The environment variable that sets another period for the plain lines, in seconds (0.1 to
+/// 3600; for logs that want more or fewer lines).
+pub const EVERY_ENV: &str = "STONELAB_PROGRESS_SECONDS";
+
+/// [`PLAIN_EVERY`], or the period [`EVERY_ENV`] sets.
+fn plain_every() -> Duration {
+    std::env::var(EVERY_ENV)
+        .ok()
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|s| (0.1..=3600.0).contains(s))
+        .map_or(PLAIN_EVERY, Duration::from_secs_f64)
+}
+
+/// A bar of `total` steps counted in `unit` ("games", "episodes"); hidden when `quiet`. On a
+/// terminal it is drawn with its ETA; elsewhere a line `unit: done/total (p%), elapsed, ETA`
+/// goes to standard error every [`PLAIN_EVERY`] ([`EVERY_ENV`] sets another period) until the bar finishes or is dropped.
+pub fn bar(quiet: bool, total: u64, unit: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    if !std::io::stderr().is_terminal() {
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        plain_lines(&bar, unit.to_string(), plain_every());
+        return bar;
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let template = format!(
+        "{{elapsed_precise}} [{{wide_bar}}] {{pos}}/{{len}} {unit}, ETA {{eta_precise}} {{msg}}"
+    );
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}
+
+/// A spinner for work whose size is unknown (one exact solve): on a terminal the elapsed time
+/// and its message; elsewhere a plain line every [`PLAIN_EVERY`] (or [`EVERY_ENV`]'s).
+pub fn spinner(quiet: bool, what: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    if !std::io::stderr().is_terminal() {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        plain_lines(&bar, what.to_string(), plain_every());
+        return bar;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template(&format!("{{spinner}} {what} {{elapsed}} {{msg}}"))
+    {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// Writes `bar`'s state as a plain line every `every` from a thread of its own, which ends
+/// when the bar is finished or dropped.
+fn plain_lines(bar: &ProgressBar, unit: String, every: Duration) {
+    let weak = bar.downgrade();
+    let spawned = std::thread::Builder::new()
+        .name("progress".into())
+        .spawn(move || {
+            let step = Duration::from_millis(100);
+            let mut waited = Duration::ZERO;
+            loop {
+                std::thread::sleep(step);
+                waited += step;
+                let Some(bar) = weak.upgrade() else { return };
+                if bar.is_finished() {
+                    return;
+                }
+                if waited >= every {
+                    waited = Duration::ZERO;
+                    eprintln!("{}", plain_line(&bar, &unit));
+                }
+            }
+        });
+    // Without the thread the work goes on, only without its lines.
+    drop(spawned);
+}
+
+/// `episodes: 40/100 (40%), 12 s elapsed, ETA 18 s — message`.
+fn plain_line(bar: &ProgressBar, unit: &str) -> String {
+    let elapsed = bar.elapsed().as_secs();
+    let message = bar.message();
+    let tail = if message.is_empty() {
+        String::new()
+    } else {
+        format!(" - {message}")
+    };
+    match bar.length() {
+        Some(total) if total > 0 => {
+            let done = bar.position().min(total);
+            format!(
+                "{unit}: {done}/{total} ({:.0}%), {elapsed} s elapsed, ETA {} s{tail}",
+                100.0 * done as f64 / total as f64,
+                bar.eta().as_secs()
+            )
+        }
+        _ => format!("{unit}: {elapsed} s elapsed{tail}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain line says how far, how long and how long to go; the reporting thread ends
+    /// with the bar.
+    #[test]
+    fn plain_lines_say_the_state_and_end_with_the_bar() {
+        let bar = ProgressBar::with_draw_target(Some(40), ProgressDrawTarget::hidden());
+        bar.set_position(10);
+        bar.set_message("loss 0.5");
+        let line = plain_line(&bar, "episodes");
+        assert!(
+            line.starts_with("episodes: 10/40 (25%), ")
+                && line.contains(" s elapsed, ETA ")
+                && line.ends_with(" - loss 0.5"),
+            "{line}"
+        );
+        let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        assert!(plain_line(&spinner, "solving").starts_with("solving: 0 s elapsed"));
+        plain_lines(&bar, "episodes".into(), Duration::from_millis(50));
+        let weak = bar.downgrade();
+        drop(bar);
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(weak.upgrade().is_none(), "the thread holds no bar");
+    }
+}
