@@ -189,7 +189,7 @@ impl GomokuEngine {
             return true;
         }
         if self.nodes >= self.node_limit
-            || (self.nodes.is_multiple_of(1024)
+            || (self.nodes.is_multiple_of(256)
                 && self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.stopped = true;
