@@ -886,7 +886,9 @@ impl Midgame {
     }
 
     /// Searches `pos` by iterative deepening to `depth` plies, stopping early at `time` or
-    /// `nodes` (the last completed iteration's answer stands; the first always completes).
+    /// `nodes` (the last completed iteration's answer stands, or under a clock the best move of
+    /// the iteration the clock cut when it beat that answer on a finished search; the first
+    /// iteration always completes).
     pub fn search(
         &mut self,
         pos: &Othello8,
