@@ -108,8 +108,11 @@ fn check_limits<G: game::Game>(registry: &Registry<G>, spec: &str) -> Result<(),
         return Ok(()); // the registry reports the parse error
     };
     for (key, value) in &parsed.params {
-        match registry.key_kind(&parsed.name, key) {
-            Some(search::KeyKind::File { words }) if !words.contains(&value.as_str()) => {
+        let kind = registry
+            .key_kind(&parsed.name, key)
+            .filter(|kind| kind.names_outside(value));
+        match kind {
+            Some(search::KeyKind::File { words }) => {
                 let allowed = if words.is_empty() {
                     String::new()
                 } else {
