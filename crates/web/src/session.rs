@@ -119,7 +119,8 @@ fn check_limits<G: game::Game>(registry: &Registry<G>, spec: &str) -> Result<(),
                     format!("; here it takes only {}", words.join(" or "))
                 };
                 return Err(ApiError::bad_request(format!(
-                    "{:?}: {key}= names a file on the server, which the app does not read for a                      request{allowed}",
+                    "{:?}: {key}= names a file on the server, which the app does not read for a \
+                     request{allowed}",
                     clip(spec)
                 )));
             }

@@ -146,6 +146,7 @@ async fn the_server_refuses_every_file_and_program_key_of_every_registry() {
                             message.contains(want) || message.contains("offers no"),
                             "{id} {method} {uri} {spec}: {message}"
                         );
+                        assert!(!message.contains("  "), "{id} {spec}: spacing: {message}");
                         // Nothing about the file itself is told.
                         for leak in ["No such file", "regular file", "first bytes", "larger than"] {
                             assert!(!message.contains(leak), "{id} {spec}: {message}");
