@@ -624,14 +624,9 @@ impl search::Agent<Othello4> for PerfectOthello4 {
             }
             Err(e) => return Err(e),
         };
-        let raw = if margin < 0 {
-            -(search::WIN + margin.abs())
-        } else {
-            search::WIN + margin
-        };
         Ok(search::Decision {
             mv,
-            score: Some(raw),
+            score: Some(othello_engine::proven(margin)),
             pv: vec![mv],
             depth: None,
             nodes: 0,

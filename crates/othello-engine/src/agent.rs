@@ -149,7 +149,7 @@ impl<const N: usize> SolverAgent<N> {
 
 /// A proven margin in [`search`]'s score units: `WIN + margin` for a win, `-WIN + margin` for a
 /// loss, and `WIN` for a draw (a proven draw, not a heuristic 0).
-fn proven(margin: i32) -> i32 {
+pub fn proven(margin: i32) -> i32 {
     match margin.signum() {
         -1 => -WIN + margin,
         _ => WIN + margin,

@@ -18,7 +18,7 @@ mod table_memory;
 pub mod train;
 pub mod xot;
 
-pub use agent::SolverAgent;
+pub use agent::{proven, SolverAgent};
 pub use eval::{DiscDifference, Heuristic, HeuristicWeights};
 pub use solver::{Kernel, Solution, SolveLimit, Solver, MAX_TABLE_BITS};
 pub use stability::{stable_discs, stable_discs_naive};
