@@ -164,7 +164,7 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
             fallback_prior_draws: args.elo_prior.max(1.0),
         },
     };
-    let (openings, source) = openings::<G>(args, seed, games_per_pair / 2)?;
+    let (openings, source, text) = openings::<G>(args, seed, games_per_pair / 2)?;
     let registry = G::registry();
     let factory = |spec: &str, seed: u64| registry.build(spec, seed);
 
@@ -209,6 +209,13 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
         settings.threads,
         if settings.threads == 1 { "" } else { "s" },
     );
+    // How even the openings played are, by the scores their file records.
+    if let Some(balance) = text
+        .as_deref()
+        .and_then(|t| arena::Balance::of_first(t, used))
+    {
+        outln!("openings' recorded scores: {balance}");
+    }
     if let Some(s) = &sprt {
         let (lo, hi) = s.bounds();
         outln!(
@@ -274,12 +281,12 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     Ok(())
 }
 
-/// The openings to play and where they come from.
+/// The openings to play, where they come from, and the text of their file where they have one.
 fn openings<G: CliGame + CatalogGame>(
     args: &ArenaArgs,
     seed: u64,
     needed: usize,
-) -> Result<(Vec<Opening<G>>, String)> {
+) -> Result<(Vec<Opening<G>>, String, Option<String>)> {
     if let Some(path) = &args.openings {
         // The reader's error names the file already.
         let text = crate::input::read_to_string(path).context("--openings")?;
@@ -287,15 +294,23 @@ fn openings<G: CliGame + CatalogGame>(
         if list.is_empty() {
             bail!("{} holds no openings", path.display());
         }
-        return Ok((list, format!("from {}", path.display())));
+        return Ok((list, format!("from {}", path.display()), Some(text)));
     }
     if let Some(set) = args.opening_set {
-        let (list, name) = match set {
-            OpeningSet::Balanced => (builtin_openings::<G>()?, "built-in balanced list"),
-            OpeningSet::Xot => (xot_openings::<G>()?, "bundled XOT-style list"),
+        let (list, name, text) = match set {
+            OpeningSet::Balanced => (
+                builtin_openings::<G>()?,
+                "built-in balanced list",
+                arena::OTHELLO8_OPENINGS,
+            ),
+            OpeningSet::Xot => (
+                xot_openings::<G>()?,
+                "bundled XOT-style list",
+                arena::OTHELLO8_XOT,
+            ),
         };
         return match list {
-            Some(list) => Ok((list, name.into())),
+            Some(list) => Ok((list, name.into(), Some(text.into()))),
             None => bail!(
                 "--opening-set {}: {} has no bundled openings (othello8 has)",
                 format!("{set:?}").to_lowercase(),
@@ -305,11 +320,15 @@ fn openings<G: CliGame + CatalogGame>(
     }
     if args.random_openings.is_none() {
         if let Some(list) = builtin_openings::<G>()? {
-            return Ok((list, "built-in balanced list".into()));
+            return Ok((
+                list,
+                "built-in balanced list".into(),
+                Some(arena::OTHELLO8_OPENINGS.into()),
+            ));
         }
         let wanted = needed.clamp(1, MAX_RANDOM_OPENINGS);
-        if let Some(found) = G::default_openings(wanted, derive_seed(seed, &[u64::MAX])) {
-            return Ok(found);
+        if let Some((list, source)) = G::default_openings(wanted, derive_seed(seed, &[u64::MAX])) {
+            return Ok((list, source, None));
         }
     }
     let plies = args
@@ -323,7 +342,7 @@ fn openings<G: CliGame + CatalogGame>(
     if list.is_empty() {
         bail!("no random opening of {plies} plies leaves a game to play");
     }
-    Ok((list, format!("random, {plies} plies")))
+    Ok((list, format!("random, {plies} plies"), None))
 }
 
 fn progress_bar(total: u64, quiet: bool) -> ProgressBar {

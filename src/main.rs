@@ -173,10 +173,20 @@ mod tests {
         let card: serde_json::Value =
             serde_json::from_str(include_str!("../models/othello8-correction.json"))
                 .expect("the correction card is JSON");
-        let config: patterns_cmd::PatternConfig =
+        let mut config: patterns_cmd::PatternConfig =
             serde_json::from_value(card["config"].clone()).expect("the card has a config");
+        // It was distilled into a canonical network from the network that command fitted as
+        // played (before canonical fits existed), and the card says so.
+        assert!(
+            config.correction_as_played,
+            "the card's teacher was fitted as played"
+        );
+        assert_eq!(card["orientation"], "canonical");
+        assert!(card["distilled"]["teacher_sha256"].is_string());
+        config.correction_as_played = false;
         assert_eq!(config, asked);
         let net = othello_engine::correction::bundled();
+        assert!(net.canonical);
         assert_eq!(card["hidden"], net.hidden);
         assert_eq!(card["planes"], net.planes);
         assert_eq!(

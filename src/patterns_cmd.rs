@@ -114,6 +114,11 @@ pub struct PatternConfig {
     /// The correction network also reads each side's frontier discs (six input planes, not four).
     #[serde(default)]
     pub correction_frontier: bool,
+    /// The correction network reads positions as given instead of each position's canonical
+    /// image (the least of its 8 symmetries), so that its value differs from image to image:
+    /// how networks were fitted before canonical ones (the bundled network's teacher).
+    #[serde(default)]
+    pub correction_as_played: bool,
 }
 
 /// `correction_epochs` when the command line does not give it.
@@ -924,6 +929,8 @@ struct CorrectionCard<'a> {
     hidden: usize,
     planes: usize,
     inputs: usize,
+    /// `canonical` (the network reads each position's least image) or `as-played`.
+    orientation: &'static str,
     /// FNV-1a of the pattern file it corrects (`patterns.bin`).
     patterns_fingerprint: String,
     epochs: u32,
@@ -967,6 +974,7 @@ fn fit_correction(
         hidden: config.correction,
         epochs: config.correction_epochs,
         seed: config.seed,
+        canonical: !config.correction_as_played,
         ..FitConfig::default()
     };
     let state_path = out.join("correction-state.bin");
@@ -978,10 +986,11 @@ fn fit_correction(
             if state.net.patterns != fingerprint
                 || state.net.hidden != config.correction
                 || state.net.planes != fit.planes
+                || state.net.canonical != fit.canonical
             {
                 bail!(
-                    "{} belongs to another fit (other pattern weights or width); remove it to \
-                     fit the correction network again",
+                    "{} belongs to another fit (other pattern weights, width or orientation); \
+                     remove it to fit the correction network again",
                     state_path.display()
                 );
             }
@@ -1033,6 +1042,11 @@ fn fit_correction(
         hidden: state.net.hidden,
         planes: state.net.planes,
         inputs: othello_engine::correction::inputs(state.net.planes),
+        orientation: if state.net.canonical {
+            "canonical"
+        } else {
+            "as-played"
+        },
         patterns_fingerprint: format!("{fingerprint:016x}"),
         epochs: state.epochs,
         training_positions: training,
@@ -1128,6 +1142,7 @@ pub fn probcut(args: &ProbCutArgs<'_>) -> Result<()> {
         correction: 0,
         correction_epochs: DEFAULT_CORRECTION_EPOCHS,
         correction_frontier: false,
+        correction_as_played: false,
     })?;
     let eval = match args.weights {
         Some(path) => othello_engine::pattern::load(path)

@@ -122,6 +122,7 @@ fn option_read_by(id: &str, algo: Algo) -> Option<bool> {
         | "correction"
         | "correction_epochs"
         | "correction_frontier"
+        | "correction_as_played"
         | "stage_width"
         | "lambda"
         | "iterations"
@@ -522,6 +523,11 @@ pub struct TrainArgs {
     /// an empty square): six input planes instead of four.
     #[arg(long)]
     pub correction_frontier: bool,
+    /// patterns: the correction network reads positions as given, not each position's
+    /// canonical image (the least of its 8 symmetries): its values then differ between the
+    /// images of a position (how networks were fitted before; for comparison only).
+    #[arg(long)]
+    pub correction_as_played: bool,
     /// patterns: empty squares per stage of weights.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=61))]
     pub stage_width: u8,
@@ -736,6 +742,7 @@ pub(crate) fn pattern_config(args: &TrainArgs) -> Result<crate::patterns_cmd::Pa
         correction: args.correction as usize,
         correction_epochs: args.correction_epochs,
         correction_frontier: args.correction_frontier,
+        correction_as_played: args.correction_as_played,
     })
 }
 

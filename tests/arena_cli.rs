@@ -207,6 +207,8 @@ fn an_openings_file_is_used_in_order() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("from 2 openings"), "{out}");
+    // One of the two lines records no score: no balance line.
+    assert!(!out.contains("recorded scores"), "{out}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(report["openings"], serde_json::json!(["c2 b4", "b3 b2"]));
@@ -248,6 +250,17 @@ fn the_xot_opening_set_is_played_in_order() {
     ]);
     assert!(ok, "{err}");
     assert!(out.contains("XOT"), "{out}");
+    // The header shows how even the two openings played are, by their recorded scores.
+    let scores: Vec<f64> = arena::recorded_scores(arena::OTHELLO8_XOT)
+        .into_iter()
+        .take(2)
+        .map(Option::unwrap)
+        .collect();
+    let balance = arena::Balance::of(&scores).unwrap();
+    assert!(
+        out.contains(&format!("openings' recorded scores: {balance}")),
+        "{out}"
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let first: Vec<String> = arena::OTHELLO8_XOT

@@ -533,7 +533,8 @@ fn a_closed_or_full_standard_output_ends_a_command_without_a_panic() {
         "error: cannot write to standard output: No space left on device (os error 28)"
     );
     // The arena writes its files before it prints its results, so an output closed while it
-    // plays (after its first line) loses none of them.
+    // plays (after its two header lines: the match, the openings' recorded scores) loses none
+    // of them.
     let dir = common::run_dir("closed-stdout");
     std::fs::create_dir_all(&dir).expect("dir");
     let json = dir.join("r.json");
@@ -553,7 +554,7 @@ fn a_closed_or_full_standard_output_ends_a_command_without_a_panic() {
             "--csv",
             csv_arg,
         ],
-        1,
+        2,
     );
     assert_eq!(code, Some(141), "{err}");
     let report: serde_json::Value =

@@ -46,7 +46,8 @@ pub use elo::{Anchor, EloOptions, PairScore, Ratings};
 pub use error::{ArenaError, EloError, OpeningError, OpeningFileError, SprtError};
 pub use opening::{
     builtin_openings, canonical_form, default_random_plies, join_moves, parse_moves,
-    parse_openings, random_openings, xot_openings, Opening, OTHELLO8_OPENINGS, OTHELLO8_XOT,
+    parse_openings, random_openings, recorded_scores, xot_openings, Balance, Opening,
+    OTHELLO8_OPENINGS, OTHELLO8_XOT,
 };
 pub use report::{GameRecord, GameRow, PairStats, Report, Standing, Wdl};
 pub use run::{

@@ -237,6 +237,81 @@ pub fn parse_openings<G: Game>(text: &str) -> Result<Vec<Opening<G>>, OpeningFil
     Ok(out)
 }
 
+/// The score each opening of an openings file records for itself, in the order
+/// [`parse_openings`] reads them: the number that starts the line's trailing comment (`f5d6c3 #
+/// +0.25`: Black's view, in discs, as the bundled sets write it), `None` where there is none.
+#[must_use]
+pub fn recorded_scores(text: &str) -> Vec<Option<f64>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines()
+        .filter_map(|raw| {
+            let (line, comment) = raw.split_once('#').unwrap_or((raw, ""));
+            if line.trim().is_empty() {
+                return None;
+            }
+            let first = comment.split_whitespace().next();
+            Some(
+                first
+                    .and_then(|f| f.parse::<f64>().ok())
+                    .filter(|s| s.is_finite()),
+            )
+        })
+        .collect()
+}
+
+/// How even a list of openings is by their recorded scores (Black's view, in discs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Balance {
+    /// Openings with a score.
+    pub count: usize,
+    /// Their mean.
+    pub mean: f64,
+    /// Their standard deviation.
+    pub sd: f64,
+    /// The least.
+    pub min: f64,
+    /// The greatest.
+    pub max: f64,
+}
+
+impl Balance {
+    /// The balance of `scores`; `None` when there are none.
+    #[must_use]
+    pub fn of(scores: &[f64]) -> Option<Balance> {
+        if scores.is_empty() {
+            return None;
+        }
+        let n = scores.len() as f64;
+        let mean = scores.iter().sum::<f64>() / n;
+        let sd = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / n).sqrt();
+        Some(Balance {
+            count: scores.len(),
+            mean,
+            sd,
+            min: scores.iter().copied().fold(f64::INFINITY, f64::min),
+            max: scores.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        })
+    }
+
+    /// The balance of the first `used` openings of `text` when every one of them records a
+    /// score; `None` otherwise.
+    #[must_use]
+    pub fn of_first(text: &str, used: usize) -> Option<Balance> {
+        let scores: Option<Vec<f64>> = recorded_scores(text).into_iter().take(used).collect();
+        Balance::of(&scores?)
+    }
+}
+
+impl std::fmt::Display for Balance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "mean {:+.2}, standard deviation {:.2}, from {:+.2} to {:+.2} discs for Black",
+            self.mean, self.sd, self.min, self.max
+        )
+    }
+}
+
 /// The built-in openings of the game, if it has a list (`othello8`).
 ///
 /// # Errors

@@ -379,6 +379,48 @@ fn the_builtin_othello8_openings_are_legal_distinct_and_balanced_lines() {
     }
     // Every line starts with f5 (other first moves are its images).
     assert!(list.iter().all(|o| o.moves()[0] == "f5".parse().unwrap()));
+    // Balanced by a deep search: the header names a search of at least 16 plies, and every
+    // line records its score, within a disc of even, evenly spread about zero.
+    let text = arena::OTHELLO8_OPENINGS;
+    let depth: u32 = text
+        .split("depth-")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse().ok())
+        .expect("the header names the scoring search's depth");
+    assert!(depth >= 16, "scored at depth {depth}");
+    let scores: Vec<f64> = arena::recorded_scores(text)
+        .into_iter()
+        .map(|s| s.expect("every line records its score"))
+        .collect();
+    assert_eq!(scores.len(), list.len());
+    assert!(
+        scores.iter().all(|s| s.abs() <= 1.0),
+        "a line beyond a disc"
+    );
+    let balance = arena::Balance::of(&scores).unwrap();
+    assert!(balance.mean.abs() <= 0.1, "{balance}");
+    assert!(balance.sd <= 0.65, "{balance}");
+    // Neither colour is favoured by most lines.
+    let black = scores.iter().filter(|&&s| s > 0.0).count();
+    let white = scores.iter().filter(|&&s| s < 0.0).count();
+    assert!(
+        black.abs_diff(white) * 10 <= list.len(),
+        "{black} for Black, {white} for White"
+    );
+    // Any prefix a match plays is as even (the order is shuffled).
+    for used in [50, 100, 200] {
+        let first = arena::Balance::of_first(text, used).unwrap();
+        assert!(first.mean.abs() <= 0.2, "the first {used}: {first}");
+    }
+    // The header states the mean and deviation the scores give.
+    assert!(
+        text.contains(&format!(
+            "mean {:+.2}, standard deviation {:.2}",
+            balance.mean, balance.sd
+        )),
+        "the header's summary is not {balance}"
+    );
     // Other games have no built-in list.
     assert!(builtin_openings::<Othello6>().unwrap().is_none());
 }
@@ -402,15 +444,62 @@ fn the_bundled_xot_openings_are_legal_distinct_and_near_even() {
     // Unlike the balanced list, the random lines start with all four first moves.
     let firsts: HashSet<_> = list.iter().map(|o| o.moves()[0]).collect();
     assert_eq!(firsts.len(), 4);
-    let scores: Vec<f64> = arena::OTHELLO8_XOT
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split('#').nth(1)?.trim().parse().ok())
+    let scores: Vec<f64> = arena::recorded_scores(arena::OTHELLO8_XOT)
+        .into_iter()
+        .map(|s| s.expect("every line records its score"))
         .collect();
     assert_eq!(scores.len(), list.len());
     assert!(
         scores.iter().all(|s| s.abs() <= 1.0),
         "a line beyond a disc"
     );
+    let balance = arena::Balance::of(&scores).unwrap();
+    assert!(balance.mean.abs() <= 0.1, "{balance}");
     assert!(xot_openings::<Othello6>().unwrap().is_none());
+}
+
+/// The recorded scores are the search's: the first lines of the built-in list scored again by
+/// the search its header names (`othello` engine, depth 16, Multi-ProbCut at 2 deviations).
+#[test]
+#[ignore = "slow: 16-ply searches; `cargo test --release -p stonelab-arena -- --ignored`"]
+fn the_builtin_openings_scores_are_the_deep_searchs() {
+    let list: Vec<Opening<Othello8>> = builtin_openings::<Othello8>().unwrap().unwrap();
+    let recorded = arena::recorded_scores(arena::OTHELLO8_OPENINGS);
+    let eval = othello_engine::pattern::bundled();
+    let cut = Some((othello_engine::midgame::bundled_probcut(), 2.0));
+    for (o, score) in list.iter().zip(recorded).take(12) {
+        let pos = o.position();
+        let mut search =
+            othello_engine::midgame::Midgame::new(eval.clone(), 20).with_probcut(cut.clone());
+        let mover = f64::from(search.search(pos, 16, None, None).score) / f64::from(eval.scale());
+        let black = if pos.side_to_move() == Color::Black {
+            mover
+        } else {
+            -mover
+        };
+        let score = score.unwrap();
+        assert!(
+            (black - score).abs() < 0.006,
+            "{}: {black:+.3} against the file's {score:+.2}",
+            o.transcript()
+        );
+    }
+}
+
+#[test]
+fn recorded_scores_are_read_from_each_lines_comment() {
+    let text = "# header # +9\n\nf5d6 # +0.25 deep\nf5f6\nf5d6c3 #-1.5\nf5f4 # note\n";
+    assert_eq!(
+        arena::recorded_scores(text),
+        [Some(0.25), None, Some(-1.5), None]
+    );
+    assert_eq!(arena::parse_openings::<Othello8>(text).unwrap().len(), 4);
+    assert!(arena::Balance::of_first(text, 1).is_some());
+    assert!(
+        arena::Balance::of_first(text, 2).is_none(),
+        "a line without a score"
+    );
+    let b = arena::Balance::of(&[1.0, -1.0, 0.0, 2.0]).unwrap();
+    assert_eq!((b.count, b.mean, b.min, b.max), (4, 0.5, -1.0, 2.0));
+    assert!((b.sd - 1.118_034).abs() < 1e-6);
 }

@@ -40,7 +40,10 @@ pub const CHUNK: usize = 16;
 const DENSE_SCALE: f32 = 16.0;
 
 const MAGIC: &[u8; 8] = b"stonecor";
-const VERSION: u16 = 1;
+/// Format version 1: the network reads the position as given.
+const VERSION_AS_PLAYED: u16 = 1;
+/// Format version 2 (the same layout): the network reads the position's canonical image.
+const VERSION: u16 = 2;
 const HEADER_LEN: usize = 32;
 /// The fingerprint a correction file records of the pattern weight file it was fitted for:
 /// FNV-1a over that file's bytes.
@@ -59,7 +62,7 @@ pub enum CorrectionError {
     #[error("the file is cut short: {0}")]
     Truncated(&'static str),
     /// A format version this build does not read.
-    #[error("format version {0} (this build reads version {VERSION})")]
+    #[error("format version {0} (this build reads versions {VERSION_AS_PLAYED} and {VERSION})")]
     Version(u16),
     /// Input planes this build does not know.
     #[error("{0} input planes (this build reads {PLANES} or {FRONTIER_PLANES})")]
@@ -128,6 +131,18 @@ pub struct CorrectionNet {
     pub b2: f32,
     /// [`pattern_fingerprint`] of the pattern weight file it corrects.
     pub patterns: u64,
+    /// The network reads the least of a position's 8 images ([`canonical_image`]), so every
+    /// image of a position gets the same correction (file version 2); `false`: it reads the
+    /// position as given (version 1 files, whose corrections differ from image to image).
+    pub canonical: bool,
+}
+
+/// The least `(player, opponent)` over the 8 symmetries of the board: the image a canonical
+/// network reads.
+#[inline]
+#[must_use]
+pub fn canonical_image(player: u64, opponent: u64) -> (u64, u64) {
+    crate::book::canonical(player, opponent).0
 }
 
 /// The discs of `discs` next to a square of `empty`.
@@ -177,6 +192,35 @@ pub fn active_inputs(
     len + 1
 }
 
+/// [`canonical_image`] the slow way, square by square through the 8 maps of (row, column):
+/// the twin the tests hold it to.
+fn slow_canonical_image(player: u64, opponent: u64) -> (u64, u64) {
+    /// A map of (row, column).
+    type Map = fn(usize, usize) -> (usize, usize);
+    let maps: [Map; 8] = [
+        |r, c| (r, c),
+        |r, c| (r, 7 - c),
+        |r, c| (7 - r, c),
+        |r, c| (7 - r, 7 - c),
+        |r, c| (c, r),
+        |r, c| (c, 7 - r),
+        |r, c| (7 - c, r),
+        |r, c| (7 - c, 7 - r),
+    ];
+    let image = |bits: u64, map: Map| {
+        (0..64)
+            .filter(|sq| bits >> sq & 1 == 1)
+            .fold(0u64, |acc, sq| {
+                let (r, c) = map(sq / 8, sq % 8);
+                acc | 1 << (r * 8 + c)
+            })
+    };
+    maps.iter()
+        .map(|&m| (image(player, m), image(opponent, m)))
+        .min()
+        .unwrap_or((player, opponent))
+}
+
 impl CorrectionNet {
     /// A network of `hidden` units with every weight drawn from `seed` (He-style uniform for
     /// the hidden layer, small for the output): the fit's starting point.
@@ -216,6 +260,7 @@ impl CorrectionNet {
             w2,
             b2: 0.0,
             patterns,
+            canonical: true,
         })
     }
 
@@ -224,6 +269,11 @@ impl CorrectionNet {
     #[must_use]
     #[inline(always)]
     pub fn correction(&self, player: u64, opponent: u64, base: f32) -> f32 {
+        let (player, opponent) = if self.canonical {
+            canonical_image(player, opponent)
+        } else {
+            (player, opponent)
+        };
         let h = self.hidden;
         let mut active = [0u16; MAX_ACTIVE];
         let len = active_inputs(player, opponent, self.planes, &mut active);
@@ -257,6 +307,11 @@ impl CorrectionNet {
     /// included): the twin the tests hold [`correction`](Self::correction) to.
     #[must_use]
     pub fn correction_dense(&self, player: u64, opponent: u64, base: f32) -> f32 {
+        let (player, opponent) = if self.canonical {
+            slow_canonical_image(player, opponent)
+        } else {
+            (player, opponent)
+        };
         let n = inputs(self.planes);
         let mut x = vec![0f32; n];
         let mine = legal_moves(player, opponent);
@@ -340,8 +395,8 @@ impl CorrectionNet {
         inputs(planes) * hidden + 2 * hidden + 1
     }
 
-    /// The file form (version 1, little-endian): `stonecor`, version u16, hidden u16, inputs
-    /// u16, planes u16, the pattern fingerprint u64, a checksum u64 (FNV-1a over the
+    /// The file form (little-endian): `stonecor`, version u16 (2 for a canonical network, 1
+    /// for one that reads positions as given), hidden u16, inputs u16, planes u16, the pattern fingerprint u64, a checksum u64 (FNV-1a over the
     /// payload, then header bytes 0-23), then the payload: `w1`, `b1`, `w2`, `b2` as `f32`.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -351,7 +406,12 @@ impl CorrectionNet {
         }
         let mut header = [0u8; HEADER_LEN];
         header[..8].copy_from_slice(MAGIC);
-        header[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        let version = if self.canonical {
+            VERSION
+        } else {
+            VERSION_AS_PLAYED
+        };
+        header[8..10].copy_from_slice(&version.to_le_bytes());
         header[10..12].copy_from_slice(&(self.hidden as u16).to_le_bytes());
         header[12..14].copy_from_slice(&(inputs(self.planes) as u16).to_le_bytes());
         header[14..16].copy_from_slice(&(self.planes as u16).to_le_bytes());
@@ -381,7 +441,7 @@ impl CorrectionNet {
             u64::from_le_bytes(b)
         };
         let version = u16_at(8);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_AS_PLAYED {
             return Err(CorrectionError::Version(version));
         }
         let hidden = u16_at(10);
@@ -425,6 +485,7 @@ impl CorrectionNet {
             w2: vec![0.0; hidden],
             b2: 0.0,
             patterns: u64_at(16),
+            canonical: version == VERSION,
         };
         for (k, (p, v)) in net.params_mut().zip(&mut values).enumerate() {
             if !v.is_finite() {
@@ -523,6 +584,33 @@ impl Row {
     }
 }
 
+/// Rows that teach a network what `teacher` adds to the pattern value of each position read as
+/// given (the orientation the teacher was fitted in): each row's label is `eval`'s value plus
+/// the teacher's correction, so [`fit_epoch`] fits a network (of either orientation) to the
+/// teacher, and [`held_out_errors`] gives, per band, the teacher's mean correction and the
+/// mean distance between the two. Each position is `(player, opponent, held out)`.
+#[must_use]
+pub fn distillation_rows(
+    teacher: &CorrectionNet,
+    eval: &crate::pattern::PatternEval,
+    positions: &[(u64, u64, bool)],
+) -> Vec<Row> {
+    let scale = eval.scale() as f32;
+    positions
+        .par_iter()
+        .map(|&(player, opponent, test)| {
+            let base = eval.evaluate_position(player, opponent) as f32 / scale;
+            Row {
+                player,
+                opponent,
+                base,
+                label: base + teacher.correction(player, opponent, base),
+                test,
+            }
+        })
+        .collect()
+}
+
 /// The settings of a fit.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FitConfig {
@@ -538,6 +626,9 @@ pub struct FitConfig {
     pub batch: usize,
     /// Seeds the first weights and the order of the rows.
     pub seed: u64,
+    /// The network reads each position's canonical image (see [`CorrectionNet::canonical`]):
+    /// every image of a position gets the same correction. `false`: positions as given.
+    pub canonical: bool,
 }
 
 impl Default for FitConfig {
@@ -549,6 +640,7 @@ impl Default for FitConfig {
             lr: 1e-3,
             batch: 1024,
             seed: 1,
+            canonical: true,
         }
     }
 }
@@ -578,7 +670,8 @@ impl FitState {
     /// # Errors
     /// A width out of range.
     pub fn new(config: &FitConfig, patterns: u64) -> Result<FitState, CorrectionError> {
-        let net = CorrectionNet::initial(config.planes, config.hidden, config.seed, patterns)?;
+        let mut net = CorrectionNet::initial(config.planes, config.hidden, config.seed, patterns)?;
+        net.canonical = config.canonical;
         let n = CorrectionNet::param_count(config.planes, config.hidden);
         Ok(FitState {
             net,
@@ -656,8 +749,13 @@ impl FitState {
 fn backprop(net: &CorrectionNet, r: &Row, grad: &mut [f32], h: &mut [f32], dh: &mut [f32]) -> f32 {
     let hidden = net.hidden;
     let n = inputs(net.planes);
+    let (player, opponent) = if net.canonical {
+        canonical_image(r.player, r.opponent)
+    } else {
+        (r.player, r.opponent)
+    };
     let mut active = [0u16; MAX_ACTIVE];
-    let len = active_inputs(r.player, r.opponent, net.planes, &mut active);
+    let len = active_inputs(player, opponent, net.planes, &mut active);
     let dense = r.base / DENSE_SCALE;
     h.copy_from_slice(&net.b1);
     for &i in &active[..len] {

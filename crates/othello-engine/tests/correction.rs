@@ -71,6 +71,75 @@ fn the_frontier_network_equals_its_dense_twin() {
     }
 }
 
+/// Every image of a position under the board's 8 symmetries.
+fn images(p: u64, o: u64) -> [(u64, u64); 8] {
+    std::array::from_fn(|s| {
+        (
+            othello_engine::book::transform(p, s as u8),
+            othello_engine::book::transform(o, s as u8),
+        )
+    })
+}
+
+/// The bundled network reads canonical images: the 8 images of a position get one correction
+/// (exactly, by the fast path; by the dense twin, whose canonical image is found square by
+/// square, too). The same weights read as given (a version-1 file) do not: the test can fail.
+#[test]
+fn the_bundled_network_gives_the_eight_images_of_a_position_one_value() {
+    let net = bundled();
+    assert!(
+        net.canonical,
+        "the bundled network reads positions as given"
+    );
+    let mut as_played = (*net).clone();
+    as_played.canonical = false;
+    let as_played = CorrectionNet::from_bytes(&as_played.to_bytes()).unwrap();
+    assert!(!as_played.canonical);
+    assert_eq!(as_played.to_bytes()[8], 1, "as given is file version 1");
+    assert_eq!(net.to_bytes()[8], 2, "canonical is file version 2");
+    let eval = othello_engine::pattern::bundled();
+    let (mut spread_given, mut positions) = (0f32, 0);
+    for pos in random_positions(21, 400) {
+        let (p, o) = (pos.player(), pos.opponent());
+        let base = eval.evaluate_position(p, o) as f32 / 64.0;
+        let values: Vec<f32> = images(p, o)
+            .iter()
+            .map(|&(ip, io)| {
+                // The pattern evaluation is symmetric by construction.
+                assert_eq!(eval.evaluate_position(ip, io), eval.evaluate_position(p, o));
+                net.correction(ip, io, base)
+            })
+            .collect();
+        assert!(
+            values.iter().all(|v| v.to_bits() == values[0].to_bits()),
+            "{values:?} on {}",
+            pos.board_string()
+        );
+        for &(ip, io) in &images(p, o) {
+            let slow = net.correction_dense(ip, io, base);
+            assert!(
+                (slow - values[0]).abs() < 1e-3,
+                "{slow} against {}",
+                values[0]
+            );
+        }
+        let given: Vec<f32> = images(p, o)
+            .iter()
+            .map(|&(ip, io)| as_played.correction(ip, io, base))
+            .collect();
+        let (lo, hi) = given
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        spread_given += hi - lo;
+        positions += 1;
+    }
+    assert!(
+        spread_given / positions as f32 > 0.5,
+        "read as given, the images differ by only {} discs on average",
+        spread_given / positions as f32
+    );
+}
+
 #[test]
 fn the_bundled_network_fits_the_bundled_weights_only() {
     let net = bundled();
@@ -219,6 +288,7 @@ fn the_fit_learns_an_interaction_of_features() {
         lr: 3e-3,
         batch: 64,
         seed: 5,
+        canonical: true,
     };
     let mut state = FitState::new(&config, 42).unwrap();
     for _ in 0..config.epochs {
@@ -244,6 +314,7 @@ fn the_fit_is_seed_faithful_thread_independent_and_resumes_exactly() {
         lr: 1e-3,
         batch: 100,
         seed: 3,
+        canonical: true,
     };
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()

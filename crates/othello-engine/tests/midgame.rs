@@ -301,3 +301,104 @@ fn parallel_search_scores_equal_plain_negamax() {
         checked += 1;
     }
 }
+
+/// With the bundled correction network the search scores the 8 images of a position alike
+/// (the evaluation is symmetric, the network reads canonical images), whatever order its
+/// moves are tried in.
+#[test]
+fn the_corrected_search_scores_the_eight_images_of_a_position_alike() {
+    let eval: Arc<PatternEval> = bundled();
+    let net = othello_engine::correction::bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mut checked = 0;
+    while checked < 12 {
+        let plies = rng.random_range(2..50);
+        let Some(pos) = random_position(&mut rng, plies) else {
+            continue;
+        };
+        let depth = 1 + checked % 4;
+        let scores: Vec<i32> = (0..8u8)
+            .map(|s| {
+                let image = Othello8::from_bitboards(
+                    othello_engine::book::transform(pos.discs(game::Color::Black), s),
+                    othello_engine::book::transform(pos.discs(game::Color::White), s),
+                    pos.side_to_move(),
+                )
+                .expect("an image of a position is a position");
+                let mut search = Midgame::new(eval.clone(), 16).with_correction(Some(net.clone()));
+                search.search(&image, depth, None, None).score
+            })
+            .collect();
+        assert!(
+            scores.iter().all(|&s| s == scores[0]),
+            "depth {depth}: {scores:?} on the images of {}",
+            pos.board_string()
+        );
+        checked += 1;
+    }
+}
+
+/// What the app's analysis and its Hint show agree when both search the same position to the
+/// same depth with the engine's own settings (Multi-ProbCut, the correction network): the Hint's
+/// move is one the analysis ranks best, with the analysis' best score.
+#[test]
+fn analysis_and_the_chosen_move_agree_at_one_depth() {
+    use search::Agent;
+    let eval: Arc<PatternEval> = bundled();
+    let net = othello_engine::correction::bundled();
+    let probcut = othello_engine::midgame::bundled_probcut();
+    let make = || {
+        othello_engine::midgame::MidgameAgent::new(eval.clone(), 60, None)
+            .with_correction(Some(net.clone()))
+            .with_probcut(probcut.clone(), 1.5)
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut checked = 0;
+    let mut start = vec![Othello8::new()];
+    // The position of the outside tester's report, then random ones.
+    let reported = "f5d6c3d3c4f4f6f3e6e7"
+        .as_bytes()
+        .chunks(2)
+        .map(|c| std::str::from_utf8(c).unwrap().parse::<Move>().unwrap())
+        .fold(Othello8::new(), |p, m| p.play(m).unwrap());
+    start.push(reported);
+    while checked < 10 {
+        let pos = match start.pop() {
+            Some(p) => p,
+            None => {
+                let plies = rng.random_range(6..40);
+                let Some(p) = random_position(&mut rng, plies) else {
+                    continue;
+                };
+                p
+            }
+        };
+        if pos.legal_moves().len() < 2 {
+            continue;
+        }
+        let depth = 4 + checked % 4;
+        let budget = search::Budget::depth(depth);
+        let chosen = make().select(&pos, &budget).unwrap();
+        let lines = search::analysis::multi_pv(&mut make(), &pos, &budget, &budget, 60).unwrap();
+        let best = lines[0].raw;
+        assert_eq!(
+            chosen.score,
+            best,
+            "depth {depth} on {}",
+            pos.board_string()
+        );
+        let tied: Vec<Move> = lines
+            .iter()
+            .filter(|l| l.raw == best)
+            .map(|l| l.mv)
+            .collect();
+        assert!(
+            tied.contains(&chosen.mv),
+            "depth {depth}: chose {} ({:?}), the analysis ranks {tied:?} best on {}",
+            chosen.mv,
+            chosen.score,
+            pos.board_string()
+        );
+        checked += 1;
+    }
+}

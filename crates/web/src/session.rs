@@ -639,6 +639,7 @@ impl<G: WebGame> Session for GameSession<G> {
                     "score": s.score,
                     "exact": s.exact,
                     "eval": eval_json(s.eval),
+                    "depth": s.depth,
                 })
             })
             .collect();

@@ -23,6 +23,8 @@ pub struct Scored<M> {
     pub exact: bool,
     /// The score with its unit.
     pub eval: Option<Score>,
+    /// Plies searched from the analysed position, where the agent says.
+    pub depth: Option<u32>,
 }
 
 impl<M: Copy> Scored<M> {
@@ -41,6 +43,7 @@ impl<M: Copy> Scored<M> {
             score,
             exact: eval.is_proven(),
             eval: Some(eval),
+            depth: line.depth,
         })
     }
 }

@@ -1076,7 +1076,7 @@
     const list = an.filter((m) => num(m.score)).sort((a, b) => b.score - a.score).slice(0, 10);
     el.hidden = !list.length;
     el.innerHTML = list.map((m, k) => '<li><button type="button" class="' + (k === 0 ? 'best' : '') + '" data-play="' + esc(m.move) +
-      '" title="Play ' + esc(m.move) + (num(m.score) ? ': ' + esc(evalText(m, curFamily())) : '') + (m.exact ? ' (exact score)' : '') + '">' + esc(m.move) +
+      '" title="Play ' + esc(m.move) + (num(m.score) ? ': ' + esc(evalText(m, curFamily())) : '') + (m.exact ? ' (exact score)' : (num(m.depth) ? ' (searched ' + m.depth + ' plies)' : '')) + '">' + esc(m.move) +
       '<span class="sc' + (m.exact ? ' exact' : '') + '">' + esc(fmtScore(m.score)) + '</span></button></li>').join('');
     // The graph's "No evaluations yet" depends on this list.
     renderGraph();
