@@ -198,20 +198,14 @@ fn load_games(config: &PatternConfig) -> Result<Vec<WthorGame>> {
     Ok(games)
 }
 
-fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
+use game::hash::{fnv1a, FNV_OFFSET};
 
 fn write_part(path: &Path, samples: &[Sample]) -> Result<()> {
     let mut body = Vec::with_capacity(samples.len() * SAMPLE_LEN);
     for s in samples {
         body.extend_from_slice(&s.to_bytes());
     }
-    let sum = fnv1a(0xcbf2_9ce4_8422_2325, &body);
+    let sum = fnv1a(FNV_OFFSET, &body);
     let tmp = path.with_extension("tmp");
     let mut f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     f.write_all(PART_MAGIC)?;
@@ -241,9 +235,7 @@ fn read_part(path: &Path) -> Result<Vec<Sample>> {
     w.copy_from_slice(&bytes[16..24]);
     let sum = u64::from_le_bytes(w);
     let body = &bytes[24..];
-    if Some(body.len()) != count.checked_mul(SAMPLE_LEN)
-        || fnv1a(0xcbf2_9ce4_8422_2325, body) != sum
-    {
+    if Some(body.len()) != count.checked_mul(SAMPLE_LEN) || fnv1a(FNV_OFFSET, body) != sum {
         bail!(what());
     }
     body.chunks_exact(SAMPLE_LEN)

@@ -76,3 +76,90 @@ fn dependencies_point_down_and_rules_crates_stay_light() {
         }
     }
 }
+
+/// Every `.rs` file under `dir` (relative to the workspace root), with its text.
+fn sources(dir: &str) -> Vec<(String, String)> {
+    fn walk(path: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(path) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).expect("a source file reads");
+                out.push((p.display().to_string(), text));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir),
+        &mut out,
+    );
+    out
+}
+
+/// The binary is glue, and shrinks to stay so (issue 54: at most 4,000 lines in all and 500 a
+/// file). A ratchet: each limit holds, and sits within 100 lines of what `src/` has, so a
+/// commit that shrinks `src/` lowers it (never raises it).
+const SRC_LINES: usize = 10_960;
+const SRC_FILE_LINES: usize = 1_700;
+
+#[test]
+fn the_binary_only_shrinks() {
+    let files = sources("src");
+    let lines = |t: &str| t.lines().count();
+    let total: usize = files.iter().map(|(_, t)| lines(t)).sum();
+    let (largest, most) = files
+        .iter()
+        .map(|(p, t)| (p.clone(), lines(t)))
+        .max_by_key(|f| f.1)
+        .expect("src/ has files");
+    assert!(
+        total <= SRC_LINES,
+        "src/ has {total} lines, over the ratchet's {SRC_LINES}"
+    );
+    assert!(
+        SRC_LINES - total < 100,
+        "src/ shrank to {total} lines: lower SRC_LINES ({SRC_LINES}) to match"
+    );
+    assert!(
+        most <= SRC_FILE_LINES,
+        "{largest} has {most} lines, over the ratchet's {SRC_FILE_LINES}"
+    );
+    assert!(
+        SRC_FILE_LINES - most < 100,
+        "the largest file of src/ shrank to {most} lines: lower SRC_FILE_LINES to match"
+    );
+}
+
+/// One FNV-1a and one SplitMix64 for the workspace (`game::hash`): no other library or binary
+/// source holds their constants (tests may keep independent twins).
+#[test]
+fn one_fnv_and_one_splitmix() {
+    let mut found = Vec::new();
+    let mut files = sources("src");
+    for dir in std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("crates"))
+        .expect("crates/")
+        .filter_map(Result::ok)
+    {
+        let name = dir.file_name().to_string_lossy().into_owned();
+        files.extend(sources(&format!("crates/{name}/src")));
+    }
+    for (path, text) in &files {
+        if path.ends_with("crates/game/src/hash.rs") {
+            continue;
+        }
+        // Any spelling: case and digit separators do not matter.
+        let plain = text.to_ascii_lowercase().replace('_', "");
+        for constant in ["0x100000001b3", "0xbf58476d1ce4e5b9", "0x94d049bb133111eb"] {
+            if plain.contains(constant) {
+                found.push(format!("{path} ({constant})"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a second FNV-1a or SplitMix64: {found:?}");
+}

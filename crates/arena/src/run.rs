@@ -76,13 +76,8 @@ pub struct Progress<'a> {
     pub llr: Option<f64>,
 }
 
-/// A 64-bit mix (SplitMix64's finaliser).
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+/// A 64-bit mix (SplitMix64).
+use game::hash::splitmix64 as mix;
 
 /// A seed derived from `base` and `parts`; a different part gives an unrelated seed.
 #[must_use]
@@ -93,9 +88,7 @@ pub fn derive_seed(base: u64, parts: &[u64]) -> u64 {
 /// A stable 64-bit hash of text (FNV-1a), so seeds do not depend on the agents' positions in
 /// the list.
 fn text_key(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    game::hash::fnv1a(game::hash::FNV_OFFSET, text.as_bytes())
 }
 
 /// Black's and White's seeds of game `k` between the agents the arena names `a` and `b` (`a`

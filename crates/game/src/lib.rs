@@ -19,6 +19,7 @@
 mod color;
 pub mod conformance;
 mod game;
+pub mod hash;
 mod outcome;
 mod symmetry;
 

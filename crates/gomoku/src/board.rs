@@ -15,12 +15,7 @@ const WORDS: usize = CELLS.div_ceil(64);
 /// anti-diagonal.
 pub const DIRECTIONS: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
 
-const fn splitmix(seed: u64) -> u64 {
-    let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use game::hash::splitmix64 as splitmix;
 
 static ZOBRIST: [[u64; CELLS]; 2] = {
     let mut table = [[0u64; CELLS]; 2];

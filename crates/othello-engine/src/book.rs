@@ -130,12 +130,7 @@ const MAGIC: &[u8; 8] = b"stonebk1";
 const HEADER: usize = 24;
 
 fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash = 0xcbf2_9ce4_8422_2325u64;
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
+    game::hash::fnv1a(game::hash::FNV_OFFSET, bytes)
 }
 
 impl Book {

@@ -689,14 +689,7 @@ const HEADER_LEN: usize = 28;
 /// Marks a run of zero weights in the packed stream: the marker, then the run length (u16).
 const ZERO_RUN: i16 = i16::MIN;
 
-pub(crate) fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
-pub(crate) const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+pub(crate) use game::hash::{fnv1a, FNV_OFFSET as FNV_START};
 
 /// Pattern weights: per stage, the distinct pattern weights then the globals, as `i16` in
 /// `1/scale` discs. Stage `s` covers the positions with `s * width ..= s * width + width - 1`

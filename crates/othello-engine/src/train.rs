@@ -95,11 +95,7 @@ impl Sample {
 #[must_use]
 pub fn held_out(seed: u64, index: u64) -> bool {
     // SplitMix64 of the pair: a fixed, seeded, order-free choice.
-    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
-    z.is_multiple_of(10)
+    game::hash::mix64(seed ^ index.wrapping_mul(game::hash::GOLDEN)).is_multiple_of(10)
 }
 
 /// Whether game `index` is among the seeded `fraction` of the games solved through the whole
@@ -110,11 +106,9 @@ pub fn fully_solved(seed: u64, index: u64, fraction: f64) -> bool {
         return true;
     }
     // SplitMix64 again, on another stream than the held-out split's.
-    let mut z =
-        (seed ^ 0x5eed_e8ac_7f2a_c0de).wrapping_add(index.wrapping_mul(0xd6e8_feb8_6659_fd93));
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^= z >> 31;
+    let z = game::hash::mix64(
+        (seed ^ 0x5eed_e8ac_7f2a_c0de).wrapping_add(index.wrapping_mul(0xd6e8_feb8_6659_fd93)),
+    );
     // The top 53 bits as a uniform draw in [0, 1).
     ((z >> 11) as f64) * (1.0 / (1u64 << 53) as f64) < fraction
 }
@@ -627,31 +621,9 @@ pub struct SelfPlayConfig {
     pub seed: u64,
 }
 
-/// SplitMix64: the small seeded generator the engine's training, book and benchmark use (fixed
-/// sequences, no dependence on a random-number crate's versions).
-#[derive(Clone, Copy, Debug)]
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    /// The next value.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A value below `n` (at least 1).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-
-    /// True with probability `p`.
-    pub fn chance(&mut self, p: f64) -> bool {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-}
+/// SplitMix64: the small seeded generator the engine's training, book and benchmark use (the
+/// workspace's one, [`game::hash::SplitMix`]).
+pub use game::hash::SplitMix;
 
 /// Plays self-play games with `eval` on all cores and labels their positions like records:
 /// each game's result is its exact score from `exact_empties` empties (the positions there

@@ -58,16 +58,7 @@ pub const DEFAULT_CHUNK_RECORDS: usize = 4096;
 /// The seed of the game split unless the caller picks another.
 pub const DEFAULT_SEED: u64 = 0;
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
-
-fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        hash ^= u64::from(b);
-        hash = hash.wrapping_mul(FNV_PRIME);
-    }
-    hash
-}
+use game::hash::{fnv1a, splitmix64, FNV_OFFSET};
 
 // ---------------------------------------------------------------------------------------------
 // Keys and symmetries
@@ -195,13 +186,6 @@ pub struct GameId {
     pub year: u16,
     /// The index of the game in the file.
     pub index: u32,
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 impl GameId {

@@ -128,13 +128,7 @@ const fn game_id(n: usize) -> &'static str {
 }
 
 /// A well-mixed 64-bit hash step (the splitmix64 finaliser).
-const fn mix(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
+use game::hash::mix64 as mix;
 
 impl<const N: usize> Othello<N> {
     const SIZE_OK: () = assert!(

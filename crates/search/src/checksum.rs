@@ -7,7 +7,7 @@ pub struct NodeChecksum(u64);
 
 impl Default for NodeChecksum {
     fn default() -> Self {
-        NodeChecksum(0xcbf2_9ce4_8422_2325)
+        NodeChecksum(game::hash::FNV_OFFSET)
     }
 }
 
@@ -20,9 +20,7 @@ impl NodeChecksum {
 
     /// Feeds raw bytes.
     pub fn bytes(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = (self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
-        }
+        self.0 = game::hash::fnv1a(self.0, bytes);
     }
 
     /// Feeds a node count (its eight little-endian bytes).

@@ -185,10 +185,7 @@ impl<G: Game> DqnLearner<G> {
     /// The visit-count key of (board, action): the board's key mixed with the action
     /// (splitmix64's finaliser).
     pub(crate) fn pair_key(state: u64, action: usize) -> u64 {
-        let mut z = state ^ (action as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        game::hash::mix64(state ^ (action as u64 + 1).wrapping_mul(game::hash::GOLDEN))
     }
 
     /// Picks an action by the behaviour policy (`explore` false: greedy).
