@@ -2,11 +2,11 @@
 //! models it offers by name.
 
 use std::net::{IpAddr, SocketAddr};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use web::{Catalog, Model, ServerConfig};
+use web::{Catalog, ServerConfig};
 
 /// The server's default memory budget for search tables, in MiB.
 const DEFAULT_MEMORY_MB: u64 = (web::DEFAULT_MEMORY_BUDGET >> 20) as u64;
@@ -63,141 +63,17 @@ fn parse_host(text: &str) -> Result<IpAddr, String> {
 }
 
 /// Every game of the app (the catalog's, in menu order) with its local agents, default
-/// opponent and hint agent, and the models of `models/` and of `extra` folders; with the
-/// warnings for model files passed over.
+/// opponent and hint agent, and the models of `models/` and of `extra` folders
+/// ([`catalog::models::discover`]); with the warnings for model files passed over.
 ///
 /// # Errors
-/// An `extra` folder that is missing, not a folder, or holds no model (neither its own files
-/// nor a run folder's `checkpoints/`), and two models that would share a name.
+/// What `discover` refuses.
 pub fn catalog(extra: &[PathBuf]) -> Result<(Catalog, Vec<String>)> {
-    let mut warnings = Vec::new();
-    let bundled = catalog::BundledModels::locate();
-    let mut models = match &bundled.dir {
-        Some(dir) => find_models(dir, None, &mut warnings),
-        None => {
-            warnings.push(format!(
-                "{}: the app offers no trained models",
-                bundled.missing_message()
-            ));
-            Vec::new()
-        }
-    };
-    for dir in extra {
-        if !dir.exists() {
-            bail!("--models {}: no such folder", dir.display());
-        }
-        if !dir.is_dir() {
-            bail!(
-                "--models {}: not a folder (name the folder that holds the models, or a run \
-                 folder)",
-                dir.display()
-            );
-        }
-        // A run folder keeps its models in `checkpoints/`; that folder given itself takes its
-        // run's name.
-        let full = dir.canonicalize().unwrap_or_else(|_| dir.clone());
-        let named_after = if full.file_name().is_some_and(|n| n == "checkpoints") {
-            full.parent().unwrap_or(&full)
-        } else {
-            &full
-        };
-        let prefix = named_after
-            .file_name()
-            .map_or_else(|| "models".into(), |n| n.to_string_lossy().into_owned());
-        let mut passed_over = Vec::new();
-        let mut found = find_models(dir, Some(&prefix), &mut passed_over);
-        let checkpoints = dir.join("checkpoints");
-        if checkpoints.is_dir() {
-            found.extend(find_models(&checkpoints, Some(&prefix), &mut passed_over));
-        }
-        if found.is_empty() {
-            bail!(
-                "--models {}: no model found (files NAME.safetensors with their NAME.json cards, \
-                 in the folder or in a run folder's checkpoints/){}",
-                dir.display(),
-                if passed_over.is_empty() {
-                    String::new()
-                } else {
-                    format!("; passed over: {}", passed_over.join("; "))
-                }
-            );
-        }
-        warnings.extend(passed_over);
-        models.extend(found);
-    }
-    // The same file reached twice (a run folder and its checkpoints/, or one folder given
-    // twice) is offered once.
-    models.sort_by(|a, b| a.name.cmp(&b.name));
-    models.dedup_by(|a, b| {
-        a.name == b.name
-            && a.path.canonicalize().ok().is_some()
-            && a.path.canonicalize().ok() == b.path.canonicalize().ok()
-    });
-    if let Some(pair) = models.windows(2).find(|w| w[0].name == w[1].name) {
-        bail!(
-            "two models would be offered as {}: {} and {} (give their folders different names)",
-            pair[0].name,
-            pair[0].path.display(),
-            pair[1].path.display()
-        );
-    }
-    Ok((Catalog::standard().with_models(models), warnings))
-}
-
-/// The models in `dir`: each `*.safetensors` whose card names
-/// its game and agent. Names are the file stem, after `prefix/` when given.
-fn find_models(dir: &Path, prefix: Option<&str>, warnings: &mut Vec<String>) -> Vec<Model> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut found = Vec::new();
-    for path in entries.filter_map(Result::ok).map(|e| e.path()) {
-        if path.extension().is_none_or(|e| e != "safetensors") {
-            continue;
-        }
-        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
-            continue;
-        };
-        // Names travel inside agent specs: keep them to plain characters.
-        if !stem
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-        {
-            warnings.push(format!(
-                "model {}: skipped (rename it to letters, digits, '-', '_' and '.')",
-                path.display()
-            ));
-            continue;
-        }
-        match read_card(&path) {
-            Ok((game, algo)) => found.push(Model {
-                name: prefix.map_or_else(|| stem.to_string(), |p| format!("{p}/{stem}")),
-                game,
-                algo,
-                path,
-            }),
-            Err(e) => warnings.push(format!("model {}: skipped ({e})", path.display())),
-        }
-    }
-    found
-}
-
-/// The game and agent a model's card names, once its weights match the card's sha256 (a
-/// damaged model is passed over at start rather than refused on every request).
-fn read_card(weights: &Path) -> Result<(String, String)> {
-    let card = learn::checkpoint::card_path(weights);
-    if !card.is_file() {
-        bail!("no card {}", card.display());
-    }
-    let (card, _) = learn::checkpoint::read_model(weights).map_err(|e| match e {
-        learn::checkpoint::ModelError::Checksum { .. } => {
-            anyhow::anyhow!(
-                "its weights do not match the sha256 of its card (incomplete or changed file)"
-            )
-        }
-        other => anyhow::Error::new(other),
-    })?;
-    Ok((card.game, card.algo))
+    let found = catalog::models::discover(extra)?;
+    Ok((
+        Catalog::standard().with_models(found.models),
+        found.warnings,
+    ))
 }
 
 /// Serves until Ctrl-C.
@@ -257,108 +133,4 @@ pub fn run(args: &ServeArgs) -> Result<()> {
             .await
             .context("serving the app")
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A run folder keeps its model in `checkpoints/`: `--models RUN` and `--models
-    /// RUN/checkpoints` offer it as `RUN/last`; a missing folder, a folder with no model and two
-    /// models that would share a name are refused, naming the problem.
-    #[test]
-    fn model_folders_offer_run_checkpoints_and_refuse_what_offers_nothing() {
-        let root = std::env::temp_dir().join(format!("stonelab-serve-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        for run in ["a/myrun", "b/myrun"] {
-            let checkpoints = root.join(run).join("checkpoints");
-            std::fs::create_dir_all(&checkpoints).expect("folder");
-            for ext in ["safetensors", "json"] {
-                std::fs::copy(
-                    format!("models/othello8-dqn.{ext}"),
-                    checkpoints.join(format!("last.{ext}")),
-                )
-                .expect("copy");
-            }
-        }
-        let offered = |dirs: &[PathBuf]| -> Vec<String> {
-            let (catalog, _) = catalog(dirs).expect("catalog");
-            catalog
-                .models_of("othello8")
-                .into_iter()
-                .map(|m| m.name)
-                .filter(|n| n.contains('/'))
-                .collect()
-        };
-        let run = root.join("a/myrun");
-        assert_eq!(offered(std::slice::from_ref(&run)), ["myrun/last"]);
-        assert_eq!(offered(&[run.join("checkpoints")]), ["myrun/last"]);
-        // The same file reached twice is offered once.
-        assert_eq!(
-            offered(&[run.clone(), run.join("checkpoints"), run.clone()]),
-            ["myrun/last"]
-        );
-        let error = |dirs: &[PathBuf]| match catalog(dirs) {
-            Ok(_) => panic!("{dirs:?} accepted"),
-            Err(e) => e.to_string(),
-        };
-        let both = error(&[run.clone(), root.join("b/myrun")]);
-        assert!(
-            both.contains("two models would be offered as myrun/last"),
-            "{both}"
-        );
-        let missing = error(&[root.join("nowhere")]);
-        assert!(missing.ends_with("no such folder"), "{missing}");
-        std::fs::create_dir_all(root.join("empty")).expect("folder");
-        let empty = error(&[root.join("empty")]);
-        assert!(empty.contains("no model found"), "{empty}");
-        // A folder whose only model was passed over says why.
-        std::fs::write(root.join("empty/bad.safetensors"), b"x").expect("write");
-        let bad = error(&[root.join("empty")]);
-        assert!(
-            bad.contains("passed over: model") && bad.contains("bad.safetensors: skipped (no card"),
-            "{bad}"
-        );
-        let file = run.join("checkpoints/last.json");
-        assert!(error(&[file]).contains("not a folder"));
-        let _ = std::fs::remove_dir_all(&root);
-    }
-
-    /// A model whose weights no longer match its card's sha256 is left out at start, with a
-    /// warning saying why; the good model beside it is offered.
-    #[test]
-    fn damaged_models_are_left_out_at_start_with_a_warning() {
-        let root = std::env::temp_dir().join(format!("stonelab-serve-sha-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        std::fs::create_dir_all(&root).expect("folder");
-        for name in ["good", "bad"] {
-            for ext in ["safetensors", "json"] {
-                std::fs::copy(
-                    format!("models/othello8-dqn.{ext}"),
-                    root.join(format!("{name}.{ext}")),
-                )
-                .expect("copy");
-            }
-        }
-        let mut bytes = std::fs::read(root.join("bad.safetensors")).expect("read");
-        bytes[100] ^= 0xff;
-        std::fs::write(root.join("bad.safetensors"), bytes).expect("write");
-        let (catalog, warnings) = catalog(std::slice::from_ref(&root)).expect("catalog");
-        let prefix = root.file_name().and_then(|n| n.to_str()).expect("name");
-        let names: Vec<String> = catalog
-            .models_of("othello8")
-            .into_iter()
-            .map(|m| m.name)
-            .filter(|n| n.starts_with(prefix))
-            .collect();
-        assert_eq!(names, [format!("{prefix}/good")]);
-        assert!(
-            warnings.iter().any(|w| w.contains(
-                "bad.safetensors: skipped (its weights do not \
-                                                 match the sha256 of its card"
-            )),
-            "{warnings:?}"
-        );
-        let _ = std::fs::remove_dir_all(&root);
-    }
 }

@@ -8,6 +8,7 @@ mod agents;
 pub mod bundled;
 mod gomocup;
 mod ids;
+pub mod models;
 
 pub use agents::{help, local_registry, othello4_values, CatalogGame};
 pub use bundled::BundledModels;

@@ -1,6 +1,5 @@
 //! The games the app offers, each with its agent registry, default opponent and hint agent.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use search::Registry;
@@ -35,71 +34,11 @@ pub trait GameKind: Send + Sync {
     ) -> Result<Box<dyn Session>, ApiError>;
 }
 
-/// A trained model the app offers. Pages choose it by `name` (`dqn:model=NAME`); only the
-/// server knows its path, and no other file is ever read for a page.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Model {
-    /// The name pages use: the file stem for `models/`, `FOLDER/STEM` for other folders.
-    pub name: String,
-    /// The game it plays (from its card).
-    pub game: String,
-    /// Its agent (`dqn`, `q-mlp`; from its card).
-    pub algo: String,
-    /// The weights file.
-    pub path: PathBuf,
-}
+pub use catalog::models::Model;
 
-impl Model {
-    /// The agent spec that plays it.
-    #[must_use]
-    pub fn spec(&self) -> String {
-        format!("{}:model={}", self.algo, self.name)
-    }
-
-    fn json(&self) -> Value {
-        json!({"name": self.name, "game": self.game, "algo": self.algo, "spec": self.spec()})
-    }
-
-    /// `text` with every mention of where the server keeps this model (its weights file, its
-    /// card, their folder) replaced by the model's name: messages for a page name models only.
-    #[must_use]
-    pub fn scrub(&self, text: &str) -> String {
-        let card = self.path.with_extension("json");
-        let mut places = vec![
-            (self.path.display().to_string(), self.name.clone()),
-            (card.display().to_string(), format!("{}'s card", self.name)),
-        ];
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            places.push((
-                dir.display().to_string(),
-                "(the server's model folder)".into(),
-            ));
-        }
-        if let Ok(full) = self.path.canonicalize() {
-            if let Some(dir) = full.parent() {
-                places.push((full.display().to_string(), self.name.clone()));
-                places.push((
-                    dir.display().to_string(),
-                    "(the server's model folder)".into(),
-                ));
-            }
-        }
-        let text = places.iter().fold(text.to_string(), |text, (place, name)| {
-            text.replace(place.as_str(), name)
-        });
-        // Checksums say nothing a page needs.
-        text.split(' ')
-            .map(|word| {
-                let hex = word.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-                if hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
-                    word.replace(hex, "…")
-                } else {
-                    word.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+/// A model as `/api/catalog` lists it.
+fn model_json(m: &Model) -> Value {
+    json!({"name": m.name, "game": m.game, "algo": m.algo, "spec": m.spec()})
 }
 
 struct Kind<G: WebGame> {
@@ -260,7 +199,7 @@ impl Catalog {
     pub fn json(&self) -> Value {
         json!({
             "games": self.kinds.iter().map(|k| k.info()).collect::<Vec<_>>(),
-            "models": self.models.iter().map(Model::json).collect::<Vec<_>>(),
+            "models": self.models.iter().map(model_json).collect::<Vec<_>>(),
         })
     }
 }
