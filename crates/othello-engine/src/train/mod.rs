@@ -21,6 +21,9 @@ use rayon::prelude::*;
 use crate::pattern::{columns, Layout, PatternWeights, GLOBALS};
 use crate::Solver;
 
+mod config;
+pub use config::{PatternConfig, DEFAULT_CORRECTION_EPOCHS, DEFAULT_EXACT_REST};
+
 /// One labelled position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sample {
