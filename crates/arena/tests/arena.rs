@@ -356,6 +356,23 @@ fn bad_setups_are_errors() {
     ));
 }
 
+/// The scores an opening list records: one for each of its `lines` lines, every one within a
+/// disc of even, their mean within a tenth of a disc of zero.
+fn scored_within_a_disc(text: &str, lines: usize) -> (Vec<f64>, arena::Balance) {
+    let scores: Vec<f64> = arena::recorded_scores(text)
+        .into_iter()
+        .map(|s| s.expect("every line records its score"))
+        .collect();
+    assert_eq!(scores.len(), lines);
+    assert!(
+        scores.iter().all(|s| s.abs() <= 1.0),
+        "a line beyond a disc"
+    );
+    let balance = arena::Balance::of(&scores).unwrap();
+    assert!(balance.mean.abs() <= 0.1, "{balance}");
+    (scores, balance)
+}
+
 #[test]
 fn the_builtin_othello8_openings_are_legal_distinct_and_balanced_lines() {
     let list: Vec<Opening<Othello8>> = builtin_openings::<Othello8>().unwrap().unwrap();
@@ -389,17 +406,7 @@ fn the_builtin_othello8_openings_are_legal_distinct_and_balanced_lines() {
         .and_then(|d| d.parse().ok())
         .expect("the header names the scoring search's depth");
     assert!(depth >= 16, "scored at depth {depth}");
-    let scores: Vec<f64> = arena::recorded_scores(text)
-        .into_iter()
-        .map(|s| s.expect("every line records its score"))
-        .collect();
-    assert_eq!(scores.len(), list.len());
-    assert!(
-        scores.iter().all(|s| s.abs() <= 1.0),
-        "a line beyond a disc"
-    );
-    let balance = arena::Balance::of(&scores).unwrap();
-    assert!(balance.mean.abs() <= 0.1, "{balance}");
+    let (scores, balance) = scored_within_a_disc(text, list.len());
     assert!(balance.sd <= 0.65, "{balance}");
     // Neither colour is favoured by most lines.
     let black = scores.iter().filter(|&&s| s > 0.0).count();
@@ -444,17 +451,7 @@ fn the_bundled_xot_openings_are_legal_distinct_and_near_even() {
     // Unlike the balanced list, the random lines start with all four first moves.
     let firsts: HashSet<_> = list.iter().map(|o| o.moves()[0]).collect();
     assert_eq!(firsts.len(), 4);
-    let scores: Vec<f64> = arena::recorded_scores(arena::OTHELLO8_XOT)
-        .into_iter()
-        .map(|s| s.expect("every line records its score"))
-        .collect();
-    assert_eq!(scores.len(), list.len());
-    assert!(
-        scores.iter().all(|s| s.abs() <= 1.0),
-        "a line beyond a disc"
-    );
-    let balance = arena::Balance::of(&scores).unwrap();
-    assert!(balance.mean.abs() <= 0.1, "{balance}");
+    scored_within_a_disc(arena::OTHELLO8_XOT, list.len());
     assert!(xot_openings::<Othello6>().unwrap().is_none());
 }
 
