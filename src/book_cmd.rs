@@ -221,13 +221,13 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
     }
     let positions = collect(&games, plies, min_count.max(1));
     drop(games);
-    let bar = crate::patterns_cmd::bar(quiet, positions.len() as u64, "record positions");
+    let bar = crate::progress::bar(quiet, positions.len() as u64, "record positions");
     let probcut = Some((othello_engine::midgame::bundled_probcut(), 1.5));
     let eval = othello_engine::pattern::bundled();
     let mut book = build(&eval, probcut.clone(), &positions, depth, &|| bar.inc(1));
     bar.finish_and_clear();
     let records = book.len();
-    let bar = crate::patterns_cmd::bar(quiet, plan.self_play as u64, "self-play games");
+    let bar = crate::progress::bar(quiet, plan.self_play as u64, "self-play games");
     let added = extend_by_self_play(
         &mut book,
         &eval,
@@ -320,7 +320,7 @@ fn xot(args: XotPlanArgs, out: &Path, quiet: bool) -> Result<()> {
         bail!("--margin {}: 0 to 64 discs", args.margin);
     }
     let started = Instant::now();
-    let bar = crate::patterns_cmd::bar(quiet, args.count as u64, "openings kept");
+    let bar = crate::progress::bar(quiet, args.count as u64, "openings kept");
     let plan = othello_engine::xot::XotPlan {
         count: args.count,
         plies: args.plies,

@@ -136,53 +136,29 @@ fn progress_bar(quiet: bool, total: usize) -> ProgressBar {
     crate::progress::bar(quiet, total as u64, "files")
 }
 
-/// Refuses an existing non-empty folder without `force`.
-fn check_out(out: &Path, force: bool) -> Result<()> {
-    if out.exists() {
-        if !out.is_dir() {
-            bail!("--out {} exists and is not a folder", out.display());
-        }
-        let empty = fs::read_dir(out)
-            .with_context(|| format!("reading {}", out.display()))?
-            .next()
-            .is_none();
-        if !empty && !force {
-            bail!(
-                "{} is not empty: add --force to write into it (files of the same names are \
-                 replaced), or choose another --out",
-                out.display()
-            );
-        }
-    }
-    Ok(())
-}
+/// What a dataset folder holds (the one output-folder policy: [`files::Folder`]).
+const DATASET: files::Folder<'static> = files::Folder {
+    what: "a dataset",
+    entries: &[
+        "raw-game-train.bin",
+        "raw-game-test.bin",
+        "raw-frequency-train.bin",
+        "raw-frequency-test.bin",
+        "merged-game-train.bin",
+        "merged-game-test.bin",
+        "merged-frequency-train.bin",
+        "merged-frequency-test.bin",
+        "summary.json",
+        "summary.md",
+    ],
+    below: None,
+    marker: Some("summary.json"),
+    hint: "add --force to replace it",
+};
 
 /// The `WTH_*.wtb` files of `dir`, sorted by name.
 pub fn wthor_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let entries = fs::read_dir(dir).with_context(|| {
-        format!(
-            "reading {} (run from the repository root or pass --wthor DIR)",
-            dir.display()
-        )
-    })?;
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = entry
-            .with_context(|| format!("reading {}", dir.display()))?
-            .path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let wtb = Path::new(name)
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("wtb"));
-        if wtb && name.to_ascii_uppercase().starts_with("WTH_") && path.is_file() {
-            files.push(path);
-        }
-    }
-    files.sort();
-    if files.is_empty() {
-        bail!("no WTH_*.wtb files in {}", dir.display());
-    }
-    Ok(files)
+    Ok(othello_engine::train::pipeline::wthor_files(dir)?)
 }
 
 /// VmHWM (peak resident memory) of this process in KiB, where /proc has it.
@@ -274,7 +250,7 @@ fn verify(path: &Path) -> Result<FileEntry> {
 fn wthor(args: &WthorArgs) -> Result<()> {
     let started = Instant::now();
     let paths = wthor_files(&args.wthor)?;
-    check_out(&args.out, args.force)?;
+    DATASET.prepare(&args.out, args.force)?;
     let bar = progress_bar(args.quiet, paths.len() + 8);
 
     // Read every file first, to size the positions' vector exactly.
@@ -351,7 +327,7 @@ fn wthor(args: &WthorArgs) -> Result<()> {
         });
     }
     // Every file read and replayed: only now is the folder made.
-    fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    DATASET.replace(&args.out, args.force)?;
     let decision = occurrences.len();
 
     let mut written = Vec::new();

@@ -163,34 +163,36 @@ mod tests {
             panic!("`{command}` is not a train command");
         };
         let asked = train_cmd::pattern_config(&args).expect("the README's command is valid");
-        let card: serde_json::Value =
+        use othello_engine::train::pipeline::{CorrectionCard, PatternCard};
+        let card: PatternCard =
             serde_json::from_str(include_str!("../models/othello8-patterns.json"))
-                .expect("the card is JSON");
-        let bundled: patterns_cmd::PatternConfig =
-            serde_json::from_value(card["config"].clone()).expect("the card has a config");
-        assert_eq!(bundled, asked);
+                .expect("the card is a pattern card");
+        assert_eq!(card.config, asked);
         // The correction network comes from the same command, fitted for the bundled weights.
-        let card: serde_json::Value =
+        let card: CorrectionCard =
             serde_json::from_str(include_str!("../models/othello8-correction.json"))
-                .expect("the correction card is JSON");
-        let mut config: patterns_cmd::PatternConfig =
-            serde_json::from_value(card["config"].clone()).expect("the card has a config");
+                .expect("the correction card is a correction card");
+        let mut config = card.config.clone();
         // It was distilled into a canonical network from the network that command fitted as
         // played (before canonical fits existed), and the card says so.
         assert!(
             config.correction_as_played,
             "the card's teacher was fitted as played"
         );
-        assert_eq!(card["orientation"], "canonical");
-        assert!(card["distilled"]["teacher_sha256"].is_string());
+        assert_eq!(card.orientation, "canonical");
+        let distilled = card
+            .distilled
+            .as_ref()
+            .expect("the card says how it was distilled");
+        assert!(distilled["teacher_sha256"].is_string());
         config.correction_as_played = false;
         assert_eq!(config, asked);
         let net = othello_engine::correction::bundled();
         assert!(net.canonical);
-        assert_eq!(card["hidden"], net.hidden);
-        assert_eq!(card["planes"], net.planes);
+        assert_eq!(card.hidden, net.hidden);
+        assert_eq!(card.planes, net.planes);
         assert_eq!(
-            card["patterns_fingerprint"],
+            card.patterns_fingerprint,
             format!(
                 "{:016x}",
                 othello_engine::correction::pattern_fingerprint(

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::ProgressBar;
+use learn::algos::{self, Algorithm, Games, Runner, Settings, Source};
 use learn::qmlp::{QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer};
 use learn::run::QMlpSettings;
 use learn::{
@@ -21,116 +22,16 @@ use catalog::{othello4_values, CatalogGame};
 use crate::games::{with_game, CliGame, GameId};
 use crate::plots::{line_chart, Series};
 
-/// The training algorithms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Algo {
-    /// Tabular Q-learning by ε-greedy self-play (othello4), measured against the exact
-    /// value-iteration solution.
-    QTable,
-    /// The reference Q-learning MLP (64-128-128-64-64 tanh), epochs of 10 games against random.
-    QMlp,
-    /// DQN with a residual Q-network, trained against an opponent (random by default).
-    Dqn,
-    /// One DQN playing both colours, learning from every move (the seed000 regimes 1–2).
-    DqnSelfPlay,
-    /// A black DQN and a white DQN trained against each other.
-    DqnCompetitive,
-    /// The Othello paper's CNN value network on the WTHOR value dataset (--data): the
-    /// frequency-weighted squared error, Adam, one episode per epoch.
-    CnnSupervised,
-    /// The paper's MLP baseline (stones only) on the same labels.
-    MlpSupervised,
-    /// Self-play policy iteration from a supervised CNN (--from RUN or model file).
-    CnnSelfplay,
-    /// The Othello pattern evaluation (the `othello` agent's) by least squares per stage on the
-    /// WTHOR records (--wthor), exact solves near the end.
-    Patterns,
-    /// The `othello` engine's Multi-ProbCut regressions: full-width searches to --depth
-    /// (default 10) on --positions record positions (default 1000).
-    Probcut,
-}
-
-impl Algo {
-    pub fn name(self) -> &'static str {
-        match self {
-            Algo::QTable => "q-table",
-            Algo::QMlp => "q-mlp",
-            Algo::Dqn => "dqn",
-            Algo::DqnSelfPlay => "dqn-self-play",
-            Algo::DqnCompetitive => "dqn-competitive",
-            Algo::CnnSupervised => "cnn-supervised",
-            Algo::MlpSupervised => "mlp-supervised",
-            Algo::CnnSelfplay => "cnn-selfplay",
-            Algo::Patterns => "patterns",
-            Algo::Probcut => "probcut",
-        }
-    }
-
-    /// The value-network trainers (8x8 Othello only).
-    pub fn is_value(self) -> bool {
-        matches!(
-            self,
-            Algo::CnnSupervised | Algo::MlpSupervised | Algo::CnnSelfplay
-        )
-    }
-}
-
-/// Whether `algo` reads the option `id` of `stonelab train` (`None`: not an option of the
-/// command). An option given for another algorithm is refused rather than ignored.
-fn option_read_by(id: &str, algo: Algo) -> Option<bool> {
-    use Algo::{
-        CnnSelfplay, CnnSupervised, Dqn, DqnCompetitive, DqnSelfPlay, MlpSupervised, Patterns,
-        Probcut, QMlp, QTable,
-    };
-    let neural = !matches!(algo, QTable | Patterns | Probcut);
-    let dqn = matches!(algo, Dqn | DqnSelfPlay | DqnCompetitive);
-    let supervised = matches!(algo, CnnSupervised | MlpSupervised);
-    Some(match id {
-        "algo" | "out" | "seed" | "force" | "quiet" | "threads" => true,
-        "game" | "resume" => algo != Probcut,
-        "episodes" => neural || algo == QTable,
-        "preset" | "defect" | "eval_every" | "eval_games" | "checkpoint_every"
-        | "eval_opponents" => neural,
-        "evals" => algo == QTable,
-        "opponent" => algo == Dqn,
-        "arch" | "blocks" | "channels" | "behaviour" | "rewards" | "replay" | "warmup"
-        | "train_every" | "parallel" | "target_sync" | "epsilon_start" | "epsilon_end"
-        | "epsilon_decay" | "uct_c" | "no_augment" | "encoding" | "end_reward"
-        | "steps_per_episode" => dqn,
-        "learn_from" => algo == DqnCompetitive,
-        "batch_size" => dqn || supervised,
-        "gamma" => dqn || algo == QMlp,
-        "lr" => neural,
-        "always_black" | "opponent_mix" | "normal_init" | "sgd_per_epoch" => algo == QMlp,
-        "data" => supervised || algo == CnnSelfplay,
-        "net" | "mobility" | "symmetries" | "split" | "max_train" | "max_test" => supervised,
-        "from" => matches!(algo, CnnSelfplay | Probcut),
-        "depth" => supervised || matches!(algo, CnnSelfplay | Patterns | Probcut),
-        "epochs_per_game" => algo == CnnSelfplay,
-        "wthor" => matches!(algo, Patterns | Probcut),
-        "positions" => algo == Probcut,
-        "max_games"
-        | "exact_empties"
-        | "exact_fraction"
-        | "exact_rest"
-        | "search_depth"
-        | "search_probcut"
-        | "self_play_exact"
-        | "theoretical_exact"
-        | "self_play_search"
-        | "edge_mobility"
-        | "correction"
-        | "correction_epochs"
-        | "correction_frontier"
-        | "correction_as_played"
-        | "stage_width"
-        | "lambda"
-        | "iterations"
-        | "blend"
-        | "self_play_games"
-        | "deviations" => algo == Patterns,
-        _ => return None,
-    })
+/// The algorithms of `stonelab train`, from the registry ([`learn::algos`]), with their
+/// summaries as the help of each value.
+fn algorithm_parser() -> impl clap::builder::TypedValueParser<Value = &'static Algorithm> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        algos::ALGORITHMS
+            .iter()
+            .map(|a| PossibleValue::new(a.name).help(a.summary)),
+    )
+    .try_map(|name: String| algos::find(&name).ok_or_else(|| format!("unknown algorithm {name:?}")))
 }
 
 /// Refuses options given on the command line (`given`: their clap ids) that `algo` does not
@@ -138,21 +39,18 @@ fn option_read_by(id: &str, algo: Algo) -> Option<bool> {
 ///
 /// # Errors
 /// The first such option.
-pub fn check_options(algo: Algo, given: &[String]) -> Result<()> {
+pub fn check_options(algo: &Algorithm, given: &[String]) -> Result<()> {
     let command = TrainArgs::augment_args(clap::Command::new("train"));
     for id in given {
-        if option_read_by(id, algo) != Some(false) {
+        // Ids no algorithm reads are not options (clap's own group of the struct).
+        let names = algos::readers(id);
+        if names.is_empty() || algo.reads(id) {
             continue;
         }
         let flag = long_flag(&command, id).unwrap_or_else(|| id.replace('_', "-"));
-        let names: Vec<&str> = Algo::value_variants()
-            .iter()
-            .filter(|a| option_read_by(id, **a) == Some(true))
-            .map(|a| a.name())
-            .collect();
         bail!(
             "--{flag} is not a setting of `train {}`: it applies to {}",
-            algo.name(),
+            algo.name,
             names.join(", ")
         );
     }
@@ -178,8 +76,8 @@ const RESUME_OPTIONS: &[&str] = &[
 /// The options given to a resumed neural run (`given`: clap ids) that it does not apply, as
 /// flags: the run's config.json rules them. Empty for other algorithms, which check their own.
 #[must_use]
-pub fn ignored_on_resume(algo: Algo, given: &[String]) -> Vec<String> {
-    if matches!(algo, Algo::QTable | Algo::Patterns | Algo::Probcut) {
+pub fn ignored_on_resume(algo: &Algorithm, given: &[String]) -> Vec<String> {
+    if algo.runner != Runner::Run {
         return Vec::new();
     }
     let command = TrainArgs::augment_args(clap::Command::new("train"));
@@ -273,8 +171,8 @@ pub enum ArchArg {
 #[derive(Args, Debug, Clone)]
 pub struct TrainArgs {
     /// The algorithm.
-    #[arg(value_enum)]
-    pub algo: Algo,
+    #[arg(value_parser = algorithm_parser())]
+    pub algo: &'static Algorithm,
     /// A named preset: a student design's exact set-up (seed000-greedy, seed000-uct:
     /// dqn-self-play; seed000-competitive: dqn-competitive; seed001: q-mlp). Only --episodes,
     /// --seed, --defect and the run's schedule (--eval-every, --eval-games,
@@ -618,29 +516,32 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         .num_threads(threads)
         .build()
         .context("building the thread pool")?;
-    pool.install(|| match args.algo {
-        Algo::QTable => q_table(args),
-        Algo::QMlp | Algo::Dqn | Algo::DqnSelfPlay | Algo::DqnCompetitive => {
-            // A resumed run's game is its config's unless --game names one.
-            let game = args
-                .game
-                .or_else(|| resumed_game(args))
-                .unwrap_or(GameId::Othello8);
-            with_game!(game, G => neural::<G>(args, game))
-        }
-        Algo::CnnSupervised | Algo::MlpSupervised | Algo::CnnSelfplay => {
-            let game = args.game.unwrap_or(GameId::Othello8);
-            if game != GameId::Othello8 {
-                bail!(
-                    "{} learns from the WTHOR records of 8x8 Othello: --game othello8 only, \
-                     not {game}",
-                    args.algo.name()
-                );
+    let algo = args.algo;
+    pool.install(|| match algo.runner {
+        Runner::QTable => q_table(args),
+        Runner::Run => match algo.games {
+            Games::Any => {
+                // A resumed run's game is its config's unless --game names one.
+                let game = args
+                    .game
+                    .or_else(|| resumed_game(args))
+                    .unwrap_or(GameId::Othello8);
+                with_game!(game, G => neural::<G>(args, game))
             }
-            neural::<othello::Othello8>(args, game)
-        }
-        Algo::Patterns => patterns(args),
-        Algo::Probcut => crate::patterns_cmd::probcut(&crate::patterns_cmd::ProbCutArgs {
+            Games::Only(only) => {
+                let game = args.game.unwrap_or(GameId::Othello8);
+                if game.to_string() != only || game != GameId::Othello8 {
+                    bail!(
+                        "{} learns from the WTHOR records of 8x8 Othello: --game othello8 only, \
+                         not {game}",
+                        algo.name
+                    );
+                }
+                neural::<othello::Othello8>(args, game)
+            }
+        },
+        Runner::Patterns => patterns(args),
+        Runner::ProbCut => crate::patterns_cmd::probcut(&crate::patterns_cmd::ProbCutArgs {
             out: &args.out,
             wthor: &args.wthor,
             weights: args.from.as_deref(),
@@ -949,7 +850,7 @@ fn preset_or_flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
         },
     )
     .map_err(|e| anyhow!("--preset: {e}"))?;
-    if run.algo != args.algo.name() {
+    if run.algo != args.algo.name {
         bail!(
             "--preset {name} is a {} run: stonelab train {} --preset {name} ...",
             run.algo,
@@ -971,29 +872,31 @@ fn preset_or_flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
 
 /// The run's settings from the algorithm flags.
 fn flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
-    let episodes = args.episodes.unwrap_or(match args.algo {
-        Algo::QMlp => 3_000,
-        Algo::CnnSupervised => DEFAULT_CNN_EPOCHS,
-        Algo::MlpSupervised => DEFAULT_MLP_EPOCHS,
-        Algo::CnnSelfplay => 200,
-        _ => 4_000,
-    });
-    if args.algo.is_value() {
+    let algo = args.algo;
+    let episodes = args.episodes.unwrap_or(algo.defaults.episodes);
+    if matches!(
+        algo.settings,
+        Settings::Supervised { .. } | Settings::ValueSelfPlay
+    ) {
         return value_config(args, game, episodes);
     }
     check_dqn_options(args)?;
     Ok(RunConfig {
-        algo: args.algo.name().into(),
+        algo: algo.name.into(),
         game: game.to_string(),
         episodes,
-        eval_every: args.eval_every.unwrap_or((episodes / 20).max(1)),
+        eval_every: args
+            .eval_every
+            .unwrap_or(algo.defaults.eval_every.period(episodes)),
         eval_games: args.eval_games,
-        checkpoint_every: args.checkpoint_every.unwrap_or((episodes / 10).max(1)),
+        checkpoint_every: args
+            .checkpoint_every
+            .unwrap_or(algo.defaults.checkpoint_every.period(episodes)),
         opponent: args.opponent.clone(),
-        dqn: (args.algo != Algo::QMlp).then(|| dqn_config(args, episodes)),
+        dqn: (algo.settings == Settings::Dqn).then(|| dqn_config(args, episodes)),
         value: None,
         value_self_play: None,
-        q_mlp: (args.algo == Algo::QMlp).then(|| QMlpSettings {
+        q_mlp: (algo.settings == Settings::QMlp).then(|| QMlpSettings {
             games_per_epoch: 10,
             gamma: args.gamma,
             learning_rate: args.lr.unwrap_or(1e-3),
@@ -1022,34 +925,25 @@ fn flag_config(args: &TrainArgs, game: GameId) -> Result<RunConfig> {
     })
 }
 
-/// Epochs of the default `cnn-supervised` run (49 min 40 s measured on 2 cores).
-pub const DEFAULT_CNN_EPOCHS: usize = 10;
-/// Epochs of the default `mlp-supervised` run.
-pub const DEFAULT_MLP_EPOCHS: usize = 20;
-/// The default CNN of `cnn-supervised` (sized to an hour on 2 cores).
-pub const DEFAULT_CNN: &str = "cnn:16.16,k3,64";
-
 /// The settings of the value-network trainers.
 fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunConfig> {
     let data = args.data.clone().with_context(|| {
         format!(
             "{} needs --data DIR: the value dataset made by `stonelab data wthor --out DIR`",
-            args.algo.name()
+            args.algo.name
         )
     })?;
     let mut run = RunConfig {
-        algo: args.algo.name().into(),
+        algo: args.algo.name.into(),
         game: game.to_string(),
         episodes,
-        eval_every: args.eval_every.unwrap_or(match args.algo {
-            Algo::CnnSelfplay => 10,
-            _ => (episodes / 5).max(1),
-        }),
+        eval_every: args
+            .eval_every
+            .unwrap_or(args.algo.defaults.eval_every.period(episodes)),
         eval_games: args.eval_games,
-        checkpoint_every: args.checkpoint_every.unwrap_or(match args.algo {
-            Algo::CnnSelfplay => 10,
-            _ => 1,
-        }),
+        checkpoint_every: args
+            .checkpoint_every
+            .unwrap_or(args.algo.defaults.checkpoint_every.period(episodes)),
         opponent: args.opponent.clone(),
         dqn: None,
         q_mlp: None,
@@ -1057,7 +951,7 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
         value_self_play: None,
         eval_opponents: args.eval_opponents.clone(),
     };
-    if args.algo == Algo::CnnSelfplay {
+    let Settings::Supervised { net: default_net } = args.algo.settings else {
         if args.net.is_some() || args.max_train.is_some() || args.max_test.is_some() {
             bail!(
                 "cnn-selfplay takes its network from --from: --net, --max-train and --max-test \
@@ -1086,17 +980,11 @@ fn value_config(args: &TrainArgs, game: GameId, episodes: usize) -> Result<RunCo
         settings.seed = args.seed;
         run.value_self_play = Some(settings);
         return Ok(run);
-    }
+    };
     if args.from.is_some() {
         bail!("--from is a setting of cnn-selfplay (the supervised run it starts from)");
     }
-    let net = args.net.clone().unwrap_or_else(|| {
-        if args.algo == Algo::CnnSupervised {
-            DEFAULT_CNN.into()
-        } else {
-            "mlp:256.128".into()
-        }
-    });
+    let net = args.net.clone().unwrap_or_else(|| default_net.into());
     let arch: learn::value::ValueArch = net.parse().map_err(|e| anyhow!("--net: {e}"))?;
     if matches!(arch, learn::value::ValueArch::Mlp { .. })
         && args.given.iter().any(|g| g == "mobility")
@@ -1253,13 +1141,8 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
             config: run,
             from,
             warnings,
-        } = learn::resume(
-            &args.out,
-            args.algo.name(),
-            &game.to_string(),
-            args.episodes,
-        )
-        .map_err(cli_error)?;
+        } = learn::resume(&args.out, args.algo.name, &game.to_string(), args.episodes)
+            .map_err(cli_error)?;
         for warning in &warnings {
             eprintln!("warning: {warning}");
         }
@@ -1328,10 +1211,10 @@ pub fn execute<G: CliGame + CatalogGame>(
     quiet: bool,
 ) -> Result<Option<learn::run::Summary>> {
     let registry = G::registry();
-    // Self-play keeps every checkpoint: each holds the network of its episode, and the
-    // paper's Table 2 plays them.
+    let algo = algos::find(&run.algo)
+        .with_context(|| format!("{}: unknown algorithm {:?}", learn::run::CONFIG, run.algo))?;
     let kept;
-    let dir = if run.algo == "cnn-selfplay" {
+    let dir = if algo.keeps_checkpoints {
         kept = dir.clone().keeping(usize::MAX);
         &kept
     } else {
@@ -1441,7 +1324,7 @@ pub fn execute<G: CliGame + CatalogGame>(
             }
             Progress::Evaluated { results, .. } => {
                 last_eval_line = eval_line(results);
-                if let Err(e) = draw_plots(dir.root(), &run.algo) {
+                if let Err(e) = draw_plots(dir.root(), algo) {
                     plot_error.get_or_insert(e);
                 }
             }
@@ -1451,7 +1334,7 @@ pub fn execute<G: CliGame + CatalogGame>(
     bar.finish_and_clear();
     if run.value.is_some() {
         // The loss curve is per epoch: draw it once more with the last epoch.
-        if let Err(e) = draw_plots(dir.root(), &run.algo) {
+        if let Err(e) = draw_plots(dir.root(), algo) {
             plot_error.get_or_insert(e);
         }
     }
@@ -1470,108 +1353,76 @@ fn eval_line(results: &[(String, String, arena::ColourWdl)]) -> String {
         .join(", ")
 }
 
-/// Charts of the run, redrawn from its CSV files.
-fn draw_plots(out: &Path, algo: &str) -> Result<()> {
-    let competitive = algo == "dqn-competitive";
+/// Draws `algo`'s charts ([`learn::algos::Chart`]) from the run's CSV files in `out`, reading
+/// each column by its header name: a chart whose column the file lacks is an error.
+fn draw_plots(out: &Path, algo: &Algorithm) -> Result<()> {
     let plots = out.join("plots");
     fs::create_dir_all(&plots)?;
-    let read = |name: &str| -> Vec<Vec<String>> {
-        fs::read_to_string(out.join(name))
-            .unwrap_or_default()
-            .lines()
-            .skip(1)
-            .map(|l| l.split(',').map(str::to_string).collect())
-            .collect()
-    };
-    let num = |row: &[String], i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok());
-    let log = read("log.csv");
-    if algo.ends_with("-supervised") {
-        // Per epoch: the paper's weighted loss on the training and the test states.
-        let series = [(1, "train"), (2, "test")]
-            .into_iter()
-            .map(|(col, name)| Series {
-                name: name.into(),
-                points: log
-                    .iter()
-                    .filter_map(|r| Some((num(r, 0)?, num(r, col)?)))
-                    .collect(),
-            })
-            .collect::<Vec<_>>();
-        line_chart(
-            &plots.join("loss.png"),
-            "frequency-weighted squared error per epoch",
-            "epoch",
-            "loss",
-            &series,
-            None,
-        )?;
-    }
-    // Loss: mean over windows of 50 episodes (self-play: 10).
-    let window = if algo == "cnn-selfplay" { 10 } else { 50 };
-    let loss_columns: Vec<(usize, &str)> = if competitive {
-        vec![(5, "black DQN"), (6, "white DQN")]
-    } else {
-        vec![(5, "loss")]
-    };
-    let mut loss_series = Vec::new();
-    for (col, name) in loss_columns {
-        if algo.ends_with("-supervised") {
-            break;
-        }
-        let col = if algo == "cnn-selfplay" { 6 } else { col };
-        let mut points = Vec::new();
-        for chunk in log.chunks(window) {
-            let values: Vec<f64> = chunk.iter().filter_map(|r| num(r, col)).collect();
-            if let (Some(last), false) = (chunk.last().and_then(|r| num(r, 0)), values.is_empty()) {
-                points.push((last, values.iter().sum::<f64>() / values.len() as f64));
+    for chart in algo.charts {
+        let name = match chart.source {
+            Source::Log => learn::run::LOG,
+            Source::Eval => learn::run::EVAL,
+        };
+        let text = fs::read_to_string(out.join(name)).unwrap_or_default();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        let column = |c: &str| {
+            header
+                .iter()
+                .position(|h| *h == c)
+                .with_context(|| format!("{}: no column {c:?} for plots/{}", name, chart.file))
+        };
+        let num = |row: &[&str], i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok());
+        let x = column(chart.x)?;
+        let mut series: Vec<Series> = Vec::new();
+        for line in chart.lines {
+            let y = column(line.column)?;
+            match chart.source {
+                Source::Log => {
+                    let mut points = Vec::new();
+                    for chunk in rows.chunks(chart.window.max(1)) {
+                        let values: Vec<f64> = chunk.iter().filter_map(|r| num(r, y)).collect();
+                        if let (Some(at), false) =
+                            (chunk.last().and_then(|r| num(r, x)), values.is_empty())
+                        {
+                            points.push((at, values.iter().sum::<f64>() / values.len() as f64));
+                        }
+                    }
+                    series.push(Series {
+                        name: line.label.into(),
+                        points,
+                    });
+                }
+                Source::Eval => {
+                    // One line per (learner, opponent) pair.
+                    let (learner, opponent) = (column("learner")?, column("opponent")?);
+                    for row in &rows {
+                        let (Some(at), Some(value)) = (num(row, x), num(row, y)) else {
+                            continue;
+                        };
+                        let field = |i: usize| row.get(i).copied().unwrap_or("");
+                        let name = format!("{} vs {}", field(learner), field(opponent));
+                        match series.iter_mut().find(|s| s.name == name) {
+                            Some(s) => s.points.push((at, value)),
+                            None => series.push(Series {
+                                name,
+                                points: vec![(at, value)],
+                            }),
+                        }
+                    }
+                }
             }
         }
-        loss_series.push(Series {
-            name: name.into(),
-            points,
-        });
-    }
-    if !loss_series.is_empty() {
         line_chart(
-            &plots.join("loss.png"),
-            &if algo == "cnn-selfplay" {
-                "training loss (squared error on each game, 10-episode means)".to_string()
-            } else {
-                "training loss (mean squared TD error, 50-episode means)".to_string()
-            },
-            "episode",
-            "loss",
-            &loss_series,
-            None,
+            &plots.join(chart.file),
+            chart.title,
+            chart.x_label,
+            chart.y_label,
+            &series,
+            chart.range,
         )?;
     }
-    let eval = read("eval.csv");
-    let mut win_series: Vec<Series> = Vec::new();
-    for row in &eval {
-        let (Some(episode), Some(rate)) = (num(row, 0), num(row, 4)) else {
-            continue;
-        };
-        let name = format!(
-            "{} vs {}",
-            row.get(1).map_or("", String::as_str),
-            row.get(2).map_or("", String::as_str)
-        );
-        match win_series.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.points.push((episode, rate)),
-            None => win_series.push(Series {
-                name,
-                points: vec![(episode, rate)],
-            }),
-        }
-    }
-    line_chart(
-        &plots.join("winrate.png"),
-        "greedy win rate in evaluation games (colours swapped)",
-        "episode",
-        "win rate",
-        &win_series,
-        Some((0.0, 1.0)),
-    )?;
     Ok(())
 }
 
@@ -1591,8 +1442,8 @@ mod tests {
                 continue;
             }
             assert!(
-                option_read_by(id, Algo::Dqn).is_some(),
-                "{id} is not classified"
+                !algos::readers(id).is_empty(),
+                "{id} is read by no algorithm of the registry (learn::algos)"
             );
         }
     }
@@ -1671,15 +1522,15 @@ mod tests {
         .map(String::from)
         .to_vec();
         assert_eq!(
-            ignored_on_resume(Algo::Dqn, &given),
+            ignored_on_resume(&algos::DQN, &given),
             ["--lr", "--eval-opponent"]
         );
-        assert!(ignored_on_resume(Algo::Patterns, &given).is_empty());
+        assert!(ignored_on_resume(&algos::PATTERNS, &given).is_empty());
     }
 
     #[test]
     fn an_option_of_another_algorithm_is_refused_by_its_flag() {
-        let err = check_options(Algo::Patterns, &["out".into(), "lr".into()])
+        let err = check_options(&algos::PATTERNS, &["out".into(), "lr".into()])
             .expect_err("--lr is not read by patterns");
         let message = err.to_string();
         assert!(
@@ -1687,12 +1538,17 @@ mod tests {
             "{message}"
         );
         assert!(message.contains("dqn"), "{message}");
-        let err = check_options(Algo::Dqn, &["eval_opponents".into()]);
+        let err = check_options(&algos::DQN, &["eval_opponents".into()]);
         assert!(err.is_ok());
-        let err = check_options(Algo::QTable, &["eval_opponents".into()])
+        let err = check_options(&algos::Q_TABLE, &["eval_opponents".into()])
             .expect_err("q-table has no evaluation opponents");
         assert!(err.to_string().contains("--eval-opponent "), "{err}");
-        for algo in [Algo::Patterns, Algo::Probcut, Algo::QTable, Algo::Dqn] {
+        for algo in [
+            &algos::PATTERNS,
+            &algos::PROBCUT,
+            &algos::Q_TABLE,
+            &algos::DQN,
+        ] {
             check_options(algo, &["out".into(), "seed".into(), "quiet".into()])
                 .expect("common options");
         }

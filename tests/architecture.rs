@@ -7,7 +7,7 @@ use cargo_metadata::{DependencyKind, MetadataCommand};
 /// Layer of each workspace crate, low to high. A crate may depend only on crates of lower layers.
 fn layer(name: &str) -> Option<u32> {
     Some(match name {
-        "stonelab-game" => 0,
+        "stonelab-game" | "stonelab-files" => 0,
         "stonelab-othello" | "stonelab-gomoku" => 1,
         // The engines layer: generic search, then the game-specific engines built on it.
         "stonelab-search" => 2,
@@ -105,8 +105,8 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 /// The binary is glue, and shrinks to stay so (issue 54: at most 4,000 lines in all and 500 a
 /// file). A ratchet: each limit holds, and sits within 100 lines of what `src/` has, so a
 /// commit that shrinks `src/` lowers it (never raises it).
-const SRC_LINES: usize = 10_610;
-const SRC_FILE_LINES: usize = 1_700;
+const SRC_LINES: usize = 9_330;
+const SRC_FILE_LINES: usize = 1_560;
 
 #[test]
 fn the_binary_only_shrinks() {
@@ -162,4 +162,31 @@ fn one_fnv_and_one_splitmix() {
         }
     }
     assert!(found.is_empty(), "a second FNV-1a or SplitMix64: {found:?}");
+}
+
+/// The code lines of `text`: comments and doc comments left out.
+fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter(|l| !l.trim_start().starts_with("//"))
+}
+
+/// The engines' runtime modules (what a game or a search runs) import nothing from training:
+/// the pattern evaluation, the correction network's inference, the midgame search and the
+/// exact solver stay usable, and small, without the fits beside them.
+#[test]
+fn runtime_engine_modules_import_no_training() {
+    let mut found = Vec::new();
+    for (path, text) in sources("crates/othello-engine/src") {
+        if path.contains("/train/") || path.ends_with("/lib.rs") {
+            continue;
+        }
+        for line in code_lines(&text) {
+            if line.contains("train::") || line.contains("crate::train") {
+                found.push(format!("{path}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "runtime code imports training: {found:#?}"
+    );
 }

@@ -182,7 +182,10 @@ fn force_replaces_only_a_report() {
     args.extend(["--out", arg(out)]);
     let (ok, _, err) = stonelab(&args, "");
     assert!(!ok);
-    assert!(err.contains("\"src\", which no report writes"), "{err}");
+    assert!(
+        err.contains("holds 2 entries a report does not write (\"src\", ...)"),
+        "{err}"
+    );
     assert!(out.join("src/main.rs").is_file());
     assert!(out.join("thesis.tex").is_file());
     assert_eq!(
@@ -257,5 +260,5 @@ fn a_failed_forced_run_keeps_the_previous_report() {
     let report = fs::read_to_string(out.join("report.md")).expect("read");
     assert!(report.starts_with("# othello4-value-iteration"), "{report}");
     assert!(!out.join("table1.png").exists());
-    assert!(!out.join(".previous-report").exists());
+    assert!(!out.join(".previous-output").exists());
 }

@@ -657,7 +657,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("reports").join(name));
-    let set_aside = prepare_folder(&out, args.force)?;
+    let pending = REPORT.begin(&out, args.force)?;
     let ctx = Ctx {
         name: experiment.name,
         out,
@@ -683,28 +683,12 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     let path = match written {
         Ok(path) => path,
         Err(e) => {
-            match set_aside {
-                Prepared::SetAside(set_aside) => set_aside.restore(),
-                Prepared::Empty { created } => {
-                    // The partial report goes, and the folders this run made for it.
-                    remove_report_entries(&ctx.out);
-                    if let Some(top) = created {
-                        let mut folder = Some(ctx.out.as_path());
-                        while let Some(f) = folder {
-                            if fs::remove_dir(f).is_err() || f == top {
-                                break;
-                            }
-                            folder = f.parent();
-                        }
-                    }
-                }
-            }
+            // The partial report goes; the one it replaced, if any, comes back.
+            pending.abandon();
             return Err(e);
         }
     };
-    if let Prepared::SetAside(set_aside) = set_aside {
-        set_aside.discard()?;
-    }
+    pending.commit()?;
     outln!(
         "{name}: report in {} ({:.0} s)",
         path.display(),
@@ -713,130 +697,24 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
     Ok(())
 }
 
-/// What a report folder may hold: the report, its charts and its training runs (and the
-/// previous report's entries while a `--force` run replaces them).
-const REPORT_ENTRIES: &[&str] = &[
-    "report.md",
-    "runs",
-    "largest_update.png",
-    "positions_changed.png",
-    "move_classes.png",
-    "time_per_move.png",
-    "table1.png",
-    "table2.png",
-    PREVIOUS,
-];
-
-/// Where a `--force` run keeps the report it replaces until it has written its own.
-const PREVIOUS: &str = ".previous-report";
-
-/// The previous report's entries, set aside in [`PREVIOUS`] by [`prepare_folder`]: dropped
-/// when the new report is written, put back when the experiment fails.
-struct SetAside {
-    out: PathBuf,
-    names: Vec<String>,
-}
-
-impl SetAside {
-    /// The new report is written: the old one goes.
-    fn discard(self) -> Result<()> {
-        let previous = self.out.join(PREVIOUS);
-        if previous.exists() {
-            fs::remove_dir_all(&previous)
-                .with_context(|| format!("removing {}", previous.display()))?;
-        }
-        Ok(())
-    }
-
-    /// The experiment failed: its partial entries go and the previous report comes back.
-    fn restore(self) {
-        let previous = self.out.join(PREVIOUS);
-        remove_report_entries(&self.out);
-        for name in &self.names {
-            let _ = fs::rename(previous.join(name), self.out.join(name));
-        }
-        let _ = fs::remove_dir(&previous);
-    }
-}
-
-/// Removes a (partial) report's entries from `out`, all but [`PREVIOUS`].
-fn remove_report_entries(out: &Path) {
-    for name in REPORT_ENTRIES.iter().filter(|n| **n != PREVIOUS) {
-        let path = out.join(name);
-        if path.is_dir() {
-            let _ = fs::remove_dir_all(&path);
-        } else if path.exists() {
-            let _ = fs::remove_file(&path);
-        }
-    }
-}
-
-/// The report folder, ready for a run.
-enum Prepared {
-    /// Empty: made by this run (`created`: the first folder it made) or found empty.
-    Empty { created: Option<PathBuf> },
-    /// It held a report, set aside until the new one is written.
-    SetAside(SetAside),
-}
-
-/// Creates the report folder. One that exists and is not empty needs `force`, and may then
-/// hold only a report's own entries ([`REPORT_ENTRIES`]; anything else is refused by name, and
-/// nothing is touched): they are set aside until the new report is written.
-fn prepare_folder(out: &Path, force: bool) -> Result<Prepared> {
-    if out.exists() && !out.is_dir() {
-        bail!("--out {}: not a folder", out.display());
-    }
-    if !out.exists() {
-        // The first folder made: a failed run removes it and those below it.
-        let mut top = out.to_path_buf();
-        while let Some(parent) = top
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty() && !p.exists())
-        {
-            top = parent.to_path_buf();
-        }
-        fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-        return Ok(Prepared::Empty { created: Some(top) });
-    }
-    let mut names = Vec::new();
-    for entry in fs::read_dir(out).with_context(|| format!("reading {}", out.display()))? {
-        let entry = entry.with_context(|| format!("reading {}", out.display()))?;
-        names.push(entry.file_name().to_string_lossy().into_owned());
-    }
-    if names.is_empty() {
-        return Ok(Prepared::Empty { created: None });
-    }
-    if !force {
-        bail!(
-            "{} already holds a report: add --force to replace it, or choose another --out",
-            out.display()
-        );
-    }
-    names.sort();
-    if let Some(other) = names.iter().find(|n| !REPORT_ENTRIES.contains(&n.as_str())) {
-        bail!(
-            "{} holds {other:?}, which no report writes: refusing to replace it; choose another \
-             --out",
-            out.display()
-        );
-    }
-    let previous = out.join(PREVIOUS);
-    // Left by a run that was killed: the report before that one.
-    if previous.exists() {
-        fs::remove_dir_all(&previous)
-            .with_context(|| format!("removing {}", previous.display()))?;
-    }
-    fs::create_dir(&previous).with_context(|| format!("creating {}", previous.display()))?;
-    let names: Vec<String> = names.into_iter().filter(|n| n != PREVIOUS).collect();
-    for name in &names {
-        fs::rename(out.join(name), previous.join(name))
-            .with_context(|| format!("setting {} aside", out.join(name).display()))?;
-    }
-    Ok(Prepared::SetAside(SetAside {
-        out: out.to_path_buf(),
-        names,
-    }))
-}
+/// What a report folder holds: the report, its charts and its training runs (the one
+/// output-folder policy: [`files::Folder`]).
+const REPORT: files::Folder<'static> = files::Folder {
+    what: "a report",
+    entries: &[
+        "report.md",
+        "runs",
+        "largest_update.png",
+        "positions_changed.png",
+        "move_classes.png",
+        "time_per_move.png",
+        "table1.png",
+        "table2.png",
+    ],
+    below: None,
+    marker: Some("report.md"),
+    hint: "add --force to replace it",
+};
 
 /// A finished training run of a report.
 pub struct TrainedRun {

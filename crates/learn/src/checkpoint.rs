@@ -1,8 +1,7 @@
 //! Model files: weights as safetensors beside a JSON card (architecture, settings, training
 //! progress, sha256, last evaluation), atomic writes, and checked loading.
 
-use std::fs::{self, File};
-use std::io::Write;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use burn::module::Module;
@@ -122,16 +121,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// # Errors
 /// [`ModelError::Io`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ModelError> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.tmp"));
-    {
-        let mut f = File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(bytes).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-    }
-    fs::rename(&tmp, path).map_err(io(path))
+    files::write_atomic(path, bytes).map_err(|e| match e {
+        files::FileError::Io { path, source } => ModelError::Io { path, source },
+        other => ModelError::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    })
 }
 
 /// The card of a weights file: `x.safetensors` → `x.json`.

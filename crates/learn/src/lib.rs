@@ -5,6 +5,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod algos;
 pub mod checkpoint;
 pub mod competitive;
 pub mod dqn;

@@ -13,8 +13,9 @@ use std::time::Instant;
 use game::Game;
 use othello::wthor::parse_games;
 use othello_engine::book::transform;
-use othello_engine::correction::{
-    distillation_rows, fit_epoch, held_out_errors, CorrectionNet, FitConfig, FitState,
+use othello_engine::correction::CorrectionNet;
+use othello_engine::train::correction_fit::{
+    distillation_rows, fit_epoch, held_out_errors, FitConfig, FitState,
 };
 
 /// Epochs, as the teacher's fit.

@@ -141,7 +141,7 @@ pub fn midgame_positions(count: usize) -> Vec<othello::Othello8> {
     let mut number = 0u64;
     while out.len() < count {
         number += 1;
-        let mut rng = crate::train::SplitMix(number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut rng = game::hash::SplitMix(number.wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut next = || rng.next_u64();
         let discs = 20 + next() % 20;
         let mut pos = othello::Othello8::new();

@@ -446,7 +446,7 @@ pub fn extend_by_self_play(
     let found: Vec<Vec<Scored>> = (0..plan.games)
         .into_par_iter()
         .map(|k| {
-            let mut rng = crate::train::SplitMix(
+            let mut rng = game::hash::SplitMix(
                 plan.seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0b00_c5e1_f000,
             );
             let mut search =
@@ -557,7 +557,7 @@ impl BookAgent {
     }
 
     fn next(&mut self) -> u64 {
-        let mut rng = crate::train::SplitMix(self.state);
+        let mut rng = game::hash::SplitMix(self.state);
         let value = rng.next_u64();
         self.state = rng.0;
         value

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use crate::midgame::{Midgame, ProbCut};
 use crate::pattern::PatternEval;
-use crate::train::SplitMix;
+use game::hash::SplitMix;
 
 /// What [`generate`] looks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,10 +5,10 @@
 use game::Game;
 use othello::Othello8;
 use othello_engine::correction::{
-    bundled, fit_epoch, held_out_errors, pattern_fingerprint, CorrectionError, CorrectionNet,
-    FitConfig, FitState, Row, INPUTS,
+    bundled, pattern_fingerprint, CorrectionError, CorrectionNet, INPUTS,
 };
 use othello_engine::pattern::{Features, BUNDLED_BYTES};
+use othello_engine::train::correction_fit::{fit_epoch, held_out_errors, FitConfig, FitState, Row};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 

@@ -183,43 +183,39 @@ impl RunDir {
     /// [`RunError::Exists`] (a run) or [`RunError::NotEmpty`] (other files) without `overwrite`,
     /// [`RunError::Foreign`] naming an entry no run writes, or [`RunError::Io`].
     pub fn create(root: &Path, overwrite: bool) -> Result<Self, RunError> {
+        use files::FileError;
         let dir = RunDir {
             root: root.to_path_buf(),
             keep: KEEP_CHECKPOINTS,
         };
-        if root.exists() && !root.is_dir() {
-            return Err(RunError::Io {
+        let below = |_: &Path| {
+            dir.foreign_entry().map_err(|e| FileError::Io {
                 path: root.to_path_buf(),
-                source: std::io::Error::other("not a folder"),
-            });
+                source: std::io::Error::other(e.to_string()),
+            })
+        };
+        // The one output-folder policy, with the run's finer check below its entries.
+        let folder = files::Folder {
+            what: "a run",
+            entries: &[CONFIG, LOG, EVAL, CHECKPOINTS, PLOTS],
+            below: Some(&below),
+            marker: Some(CONFIG),
+            hint: "add --resume to continue it or --force to start over",
+        };
+        match folder.replace(root, overwrite) {
+            Ok(()) => Ok(dir),
+            Err(FileError::Exists { ours: true, .. }) => Err(RunError::Exists(root.to_path_buf())),
+            Err(FileError::Exists { .. }) => Err(RunError::NotEmpty(root.to_path_buf())),
+            Err(FileError::Foreign { first, .. }) => Err(RunError::Foreign {
+                path: root.to_path_buf(),
+                entry: first,
+            }),
+            Err(FileError::Io { path, source }) => Err(RunError::Io { path, source }),
+            Err(e) => Err(RunError::Io {
+                path: root.to_path_buf(),
+                source: std::io::Error::other(e.to_string()),
+            }),
         }
-        let empty = !root.exists() || fs::read_dir(root).map_err(io(root))?.next().is_none();
-        if !empty {
-            if !overwrite {
-                return Err(if dir.file(CONFIG).exists() {
-                    RunError::Exists(root.to_path_buf())
-                } else {
-                    RunError::NotEmpty(root.to_path_buf())
-                });
-            }
-            if let Some(entry) = dir.foreign_entry()? {
-                return Err(RunError::Foreign {
-                    path: root.to_path_buf(),
-                    entry,
-                });
-            }
-            for entry in fs::read_dir(root).map_err(io(root))? {
-                let path = entry.map_err(io(root))?.path();
-                let removed = if path.is_dir() {
-                    fs::remove_dir_all(&path)
-                } else {
-                    fs::remove_file(&path)
-                };
-                removed.map_err(io(&path))?;
-            }
-        }
-        fs::create_dir_all(root).map_err(io(root))?;
-        Ok(dir)
     }
 
     /// The first entry of the folder (relative path) that no run writes, if any: a run writes

@@ -133,11 +133,11 @@ macro_rules! one_learner_state {
 
 impl<G: Game> Trainer<G> for DqnTrainer<G> {
     fn algo(&self) -> &'static str {
-        "dqn"
+        crate::algos::DQN.name
     }
 
     fn log_header(&self) -> &'static str {
-        "episode,color,result,reward,epsilon,loss,replay,grad_steps"
+        crate::algos::DQN.log
     }
 
     one_learner_progress!();
@@ -173,11 +173,11 @@ impl<G: Game> Trainer<G> for DqnTrainer<G> {
 
 impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
     fn algo(&self) -> &'static str {
-        "dqn-self-play"
+        crate::algos::DQN_SELF_PLAY.name
     }
 
     fn log_header(&self) -> &'static str {
-        "episode,winner,black_reward,white_reward,epsilon,loss,replay,grad_steps"
+        crate::algos::DQN_SELF_PLAY.log
     }
 
     one_learner_progress!();
@@ -213,11 +213,11 @@ impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
 
 impl<G: Game> Trainer<G> for CompetitiveTrainer<G> {
     fn algo(&self) -> &'static str {
-        "dqn-competitive"
+        crate::algos::DQN_COMPETITIVE.name
     }
 
     fn log_header(&self) -> &'static str {
-        "episode,winner,black_reward,white_reward,epsilon,black_loss,white_loss"
+        crate::algos::DQN_COMPETITIVE.log
     }
 
     fn episode(&self) -> usize {
@@ -315,11 +315,11 @@ impl<G: Game> Trainer<G> for CompetitiveTrainer<G> {
 
 impl<G: Game> Trainer<G> for QMlpTrainer<G> {
     fn algo(&self) -> &'static str {
-        "q-mlp"
+        crate::algos::Q_MLP.name
     }
 
     fn log_header(&self) -> &'static str {
-        "episode,epoch,color,result,epsilon,loss,epoch_wins"
+        crate::algos::Q_MLP.log
     }
 
     fn episode(&self) -> usize {

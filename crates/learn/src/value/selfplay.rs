@@ -307,7 +307,7 @@ impl Trainer<Othello8> for ValueSelfPlayTrainer {
     }
 
     fn log_header(&self) -> &'static str {
-        "episode,start,learner,result,plies,positions,loss,steps"
+        crate::algos::CNN_SELFPLAY.log
     }
 
     fn episode(&self) -> usize {

@@ -586,7 +586,7 @@ impl Trainer<Othello8> for SupervisedTrainer {
     }
 
     fn log_header(&self) -> &'static str {
-        "epoch,train_loss,test_loss,test_mse,steps"
+        crate::algos::CNN_SUPERVISED.log
     }
 
     fn episode(&self) -> usize {
