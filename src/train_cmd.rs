@@ -816,7 +816,8 @@ fn check_dqn_options(args: &TrainArgs) -> Result<()> {
 /// Refuses a q-mlp total of episodes (a new run's, or a resume's `--episodes`) that does not
 /// fill whole epochs: the trainer plays epochs of `games_per_epoch` games and would go past it.
 fn check_whole_epochs(run: &RunConfig) -> Result<()> {
-    if let (true, Some(q)) = (run.algo == "q-mlp", &run.q_mlp) {
+    let q_mlp = algos::find(&run.algo).is_some_and(|a| a.settings == Settings::QMlp);
+    if let (true, Some(q)) = (q_mlp, &run.q_mlp) {
         let per = q.games_per_epoch.max(1);
         if !run.episodes.is_multiple_of(per) {
             bail!(
@@ -1179,14 +1180,22 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         return Ok(());
     };
     let checkpoints = dir.file(learn::run::CHECKPOINTS);
-    let models = if run.algo == "dqn-competitive" {
-        format!(
-            "models {} (black) and {} (white)",
-            checkpoints.join("black-last.safetensors").display(),
-            checkpoints.join("white-last.safetensors").display()
-        )
-    } else {
-        format!("model {}", checkpoints.join("last.safetensors").display())
+    let shown: Vec<String> = args
+        .algo
+        .models
+        .iter()
+        .map(|(file, colour)| {
+            let path = checkpoints.join(file).display().to_string();
+            if colour.is_empty() {
+                path
+            } else {
+                format!("{path} ({colour})")
+            }
+        })
+        .collect();
+    let models = match shown.as_slice() {
+        [one] => format!("model {one}"),
+        many => format!("models {}", many.join(" and ")),
     };
     outln!(
         "{} on {}: {}; last evaluation: {}; {models}",
@@ -1269,7 +1278,6 @@ pub fn execute<G: CliGame + CatalogGame>(
             }),
         });
     }
-    let competitive = run.algo == "dqn-competitive";
     let bar = progress_bar(quiet, run.episodes, start);
     if run.value.is_some() {
         let steps = bar.clone();
@@ -1310,11 +1318,7 @@ pub fn execute<G: CliGame + CatalogGame>(
                 bar.set_message(format!(
                     "loss {} ε {epsilon:.3} {} {:.0}% (last {}) | {last_eval_line}",
                     last_loss.map_or("-".into(), |l| format!("{l:.4}")),
-                    if competitive || run.algo == "dqn-self-play" {
-                        "black wins"
-                    } else {
-                        "wins"
-                    },
+                    algo.won,
                     100.0 * rate,
                     recent.len(),
                 ));

@@ -105,7 +105,7 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 /// The binary is glue, and shrinks to stay so (issue 54: at most 4,000 lines in all and 500 a
 /// file). A ratchet: each limit holds, and sits within 100 lines of what `src/` has, so a
 /// commit that shrinks `src/` lowers it (never raises it).
-const SRC_LINES: usize = 9_330;
+const SRC_LINES: usize = 8_850;
 const SRC_FILE_LINES: usize = 1_560;
 
 #[test]
@@ -188,5 +188,51 @@ fn runtime_engine_modules_import_no_training() {
     assert!(
         found.is_empty(),
         "runtime code imports training: {found:#?}"
+    );
+}
+
+/// `src/` holds no on-disk format: no serde derives (the formats, their schemas and their
+/// readers live in the libraries, where the web app and a Python package reach them too).
+#[test]
+fn the_binary_defines_no_file_format() {
+    let mut found = Vec::new();
+    for (path, text) in sources("src") {
+        for line in code_lines(&text) {
+            let derive = line.trim_start().starts_with("#[derive(");
+            if derive && (line.contains("Serialize") || line.contains("Deserialize")) {
+                found.push(format!("{path}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "serde derives in src/: {found:#?}");
+}
+
+/// `src/` tests no algorithm by its name: what differs between algorithms is a fact of the
+/// registry (`learn::algos`), so adding a trainer touches no string in the binary.
+#[test]
+fn the_binary_tests_no_algorithm_name() {
+    let mut found = Vec::new();
+    for (path, text) in sources("src") {
+        for line in code_lines(&text) {
+            for a in learn::algos::ALGORITHMS {
+                let quoted = format!("\"{}\"", a.name);
+                let tests = [
+                    format!("== {quoted}"),
+                    format!("!= {quoted}"),
+                    format!("{quoted} =>"),
+                    format!("{quoted} |"),
+                    format!("| {quoted}"),
+                    format!("ends_with({quoted})"),
+                    format!("starts_with({quoted})"),
+                ];
+                if tests.iter().any(|t| line.contains(t.as_str())) {
+                    found.push(format!("{path}: {}", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "algorithm names tested in src/: {found:#?}"
     );
 }

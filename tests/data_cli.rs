@@ -78,6 +78,22 @@ fn data_wthor_writes_consistent_splits() {
     );
     assert!(ok, "{err}");
     assert!(stdout.is_empty(), "{stdout}");
+    // --force replaces only a dataset: a file no dataset writes stops it, and stays.
+    std::fs::write(out.path().join("notes.txt"), "mine").expect("write");
+    let (ok, _, err) = stonelab(
+        &[
+            "data", "wthor", "--wthor", wthor, "--out", dir, "--quiet", "--force",
+        ],
+        "",
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("holds 1 entry a dataset does not write (\"notes.txt\")"),
+        "{err}"
+    );
+    assert!(out.path().join("notes.txt").is_file());
+    assert!(out.path().join("summary.json").is_file());
+    std::fs::remove_file(out.path().join("notes.txt")).expect("remove");
 
     // A folder without WTHOR files is named.
     let empty = TempDir::new("no-wthor");

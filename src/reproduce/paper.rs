@@ -386,7 +386,7 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
                 learn::RunDir::open(dir)
                     .and_then(|d| d.read_config())
                     .map_err(|e| anyhow!("--selfplay {}: {e}", dir.display()))?;
-            if config.algo != "cnn-selfplay" {
+            if config.algo != learn::algos::CNN_SELFPLAY.name {
                 bail!(
                     "--selfplay {}: a {} run, not a cnn-selfplay run (stonelab train \
                      cnn-selfplay makes one)",
@@ -413,7 +413,7 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
             settings.seed = ctx.seed;
             let episodes = ctx.scaled(200, 1);
             let run = learn::RunConfig {
-                algo: "cnn-selfplay".into(),
+                algo: learn::algos::CNN_SELFPLAY.name.into(),
                 game: "othello8".into(),
                 episodes,
                 eval_every: 50,

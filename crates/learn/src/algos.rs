@@ -159,6 +159,12 @@ pub struct Algorithm {
     pub charts: &'static [Chart],
     /// Its default length and schedule.
     pub defaults: Defaults,
+    /// What a logged episode's `won` counts, for a progress display: `wins` (the learner's)
+    /// or `black wins` (a trainer that plays both colours).
+    pub won: &'static str,
+    /// The models a run exports to `checkpoints/`, each with the colour it plays (empty for
+    /// the one model of a run).
+    pub models: &'static [(&'static str, &'static str)],
     /// Every checkpoint is kept, not only the newest two (self-play: each holds the network
     /// of its episode, and the paper's Table 2 plays them).
     pub keeps_checkpoints: bool,
@@ -326,6 +332,8 @@ pub const Q_TABLE: Algorithm = Algorithm {
         ..PLAYING
     },
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[],
 };
 
 /// `stonelab train q-mlp`.
@@ -344,6 +352,8 @@ pub const Q_MLP: Algorithm = Algorithm {
         ..PLAYING
     },
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[("last.safetensors", "")],
 };
 
 /// `stonelab train dqn`.
@@ -365,6 +375,8 @@ pub const DQN: Algorithm = Algorithm {
     charts: &[TD_LOSS, WIN_RATE],
     defaults: PLAYING,
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[("last.safetensors", "")],
 };
 
 /// `stonelab train dqn-self-play`.
@@ -380,6 +392,8 @@ pub const DQN_SELF_PLAY: Algorithm = Algorithm {
     charts: &[TD_LOSS, WIN_RATE],
     defaults: PLAYING,
     keeps_checkpoints: false,
+    won: "black wins",
+    models: &[("last.safetensors", "")],
 };
 
 /// `stonelab train dqn-competitive`.
@@ -415,6 +429,11 @@ pub const DQN_COMPETITIVE: Algorithm = Algorithm {
     ],
     defaults: PLAYING,
     keeps_checkpoints: false,
+    won: "black wins",
+    models: &[
+        ("black-last.safetensors", "black"),
+        ("white-last.safetensors", "white"),
+    ],
 };
 
 /// `stonelab train cnn-supervised`.
@@ -437,6 +456,8 @@ pub const CNN_SUPERVISED: Algorithm = Algorithm {
     charts: &[EPOCH_LOSS, WIN_RATE],
     defaults: EPOCHS,
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[("last.safetensors", "")],
 };
 
 /// `stonelab train mlp-supervised`.
@@ -459,6 +480,8 @@ pub const MLP_SUPERVISED: Algorithm = Algorithm {
         ..EPOCHS
     },
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[("last.safetensors", "")],
 };
 
 /// `stonelab train cnn-selfplay`.
@@ -489,6 +512,8 @@ pub const CNN_SELFPLAY: Algorithm = Algorithm {
         checkpoint_every: Every::Episodes(10),
     },
     keeps_checkpoints: true,
+    won: "wins",
+    models: &[("last.safetensors", "")],
 };
 
 /// `stonelab train patterns`.
@@ -507,6 +532,8 @@ pub const PATTERNS: Algorithm = Algorithm {
         ..PLAYING
     },
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[],
 };
 
 /// `stonelab train probcut`.
@@ -525,6 +552,8 @@ pub const PROBCUT: Algorithm = Algorithm {
         ..PLAYING
     },
     keeps_checkpoints: false,
+    won: "wins",
+    models: &[],
 };
 
 /// Every algorithm of `stonelab train`, in the order of its help.

@@ -9,6 +9,7 @@ pub mod agent;
 pub mod positions;
 pub mod selfplay;
 pub mod supervised;
+pub mod wthor;
 
 pub use agent::{score_of, ValueEvaluator, ValueMinimax, DEFAULT_DEPTH};
 pub use selfplay::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
