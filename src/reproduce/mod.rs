@@ -457,50 +457,10 @@ pub fn play_versus<G: CatalogGame>(
     seed: u64,
     openings_seed: u64,
 ) -> Result<ColourWdl> {
-    const ME: &str = "player";
-    const THEM: &str = "opponent";
     let (openings, _) = eval_openings::<G>(games.div_ceil(2), openings_seed);
-    let factory = |spec: &str, s: u64| -> Result<Box<dyn Agent<G>>, search::SpecError> {
-        Ok(if spec == ME { make(s) } else { opponent(s) })
-    };
-    let mut record = ColourWdl::default();
-    for g in 0..games {
-        let opening = &openings[(g / 2) % openings.len()];
-        let me_black = g % 2 == 0;
-        let specs = if me_black { [ME, THEM] } else { [THEM, ME] };
-        let seeds = [
-            arena::derive_seed(seed, &[g as u64, 0]),
-            arena::derive_seed(seed, &[g as u64, 1]),
-        ];
-        let played = arena::play_game(
-            &factory,
-            specs,
-            seeds,
-            opening,
-            arena::default_max_plies::<G>(),
-            None,
-        );
-        let black_points = match played.ending {
-            arena::Ending::Finished { black_margin } => match black_margin.signum() {
-                1 => 1.0,
-                0 => 0.5,
-                _ => 0.0,
-            },
-            arena::Ending::MoveLimit { .. } => 0.5,
-            arena::Ending::Forfeit { loser, reason } => {
-                bail!(
-                    "game {g}: {loser:?} ({}) failed: {reason}",
-                    specs[usize::from(loser == arena::Side::White)]
-                )
-            }
-        };
-        if me_black {
-            record.add(arena::Side::Black, black_points);
-        } else {
-            record.add(arena::Side::White, 1.0 - black_points);
-        }
-    }
-    Ok(record)
+    Ok(arena::versus_openings(
+        make, opponent, games, seed, &openings,
+    )?)
 }
 
 /// One experiment.

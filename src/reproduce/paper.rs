@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{anyhow, bail, Context, Result};
 use arena::ColourWdl;
 use catalog::CatalogGame;
-use game::{Color, Game};
+use game::Color;
 use othello::Othello8;
 use rayon::prelude::*;
 
@@ -134,39 +134,34 @@ fn positions(ctx: &Ctx) -> Result<(Vec<Othello8>, String)> {
     Ok((list, about))
 }
 
-/// One game from `start`: `a` (spec) against `b`, `a` playing `a_colour`; `a`'s points.
+/// One game from `start` through the arena's game loop: `a` (spec) against `b`, `a` playing
+/// `a_colour`; `a`'s points. A player that fails (a forfeit) stops the experiment.
 fn game(a: &str, b: &str, a_colour: Color, start: Othello8, seed: u64) -> Result<f64> {
     let registry = Othello8::registry();
-    let mut pa = registry.build(a, seed).map_err(|e| anyhow!("{a}: {e}"))?;
-    let mut pb = registry
-        .build(b, seed ^ 1)
-        .map_err(|e| anyhow!("{b}: {e}"))?;
-    let budget = search::Budget::default();
-    let mut pos = start;
-    let mut plies = 0;
-    while pos.outcome().is_none() {
-        let (who, agent) = if pos.side_to_move() == a_colour {
-            (a, &mut pa)
-        } else {
-            (b, &mut pb)
-        };
-        let d = agent
-            .select(&pos, &budget)
-            .map_err(|e| anyhow!("{who} failed to move: {e}"))?;
-        pos = pos
-            .play(d.mv)
-            .map_err(|e| anyhow!("{who} played an illegal move: {e}"))?;
-        plies += 1;
-        if plies > 200 {
-            bail!("a game ran past 200 plies");
-        }
+    let factory = |spec: &str, s: u64| registry.build(spec, s);
+    let side = if a_colour == Color::Black {
+        arena::Side::Black
+    } else {
+        arena::Side::White
+    };
+    let (specs, seeds) = match side {
+        arena::Side::Black => ([a, b], [seed, seed ^ 1]),
+        arena::Side::White => ([b, a], [seed ^ 1, seed]),
+    };
+    let opening = arena::Opening::at(start).map_err(|e| anyhow!("a start position: {e}"))?;
+    let played = arena::play_game(
+        &factory,
+        specs,
+        seeds,
+        &opening,
+        arena::default_max_plies::<Othello8>(),
+        None,
+    );
+    if let arena::Ending::Forfeit { loser, reason } = &played.ending {
+        let who = specs[usize::from(*loser == arena::Side::White)];
+        bail!("{who} failed: {reason}");
     }
-    let margin = pos.outcome().map_or(0, |o| o.score_for(a_colour)).signum();
-    Ok(match margin {
-        1 => 1.0,
-        0 => 0.5,
-        _ => 0.0,
-    })
+    Ok(played.ending.points(side))
 }
 
 /// `a` against `b` from every position twice, `a` as Black then as White, on all cores.

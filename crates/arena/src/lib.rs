@@ -55,4 +55,4 @@ pub use run::{
     Progress, Settings, MAX_THREADS,
 };
 pub use sprt::{Sprt, SprtDecision, SprtStatus};
-pub use versus::{versus, versus_from, ColourWdl, VersusSettings};
+pub use versus::{versus, versus_from, versus_openings, ColourWdl, Forfeited, VersusSettings};

@@ -43,6 +43,21 @@ impl<G: Game> Opening<G> {
         }
     }
 
+    /// An opening at `position` whose moves are not known (a record's position merged over
+    /// its symmetries, say): the agents start there without being told how it was reached.
+    ///
+    /// # Errors
+    /// [`OpeningError::Finished`] when the game is over there.
+    pub fn at(position: G) -> Result<Self, OpeningError> {
+        if position.is_over() {
+            return Err(OpeningError::Finished);
+        }
+        Ok(Opening {
+            moves: Vec::new(),
+            positions: vec![position],
+        })
+    }
+
     /// The opening reached by `moves` from the start.
     ///
     /// # Errors

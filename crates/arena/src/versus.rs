@@ -6,7 +6,7 @@ use search::driver::{self, BatchedPlayers, DriverConfig, DriverError, Seat, Tabl
 use search::Agent;
 use serde::{Deserialize, Serialize};
 
-use crate::{Side, Wdl};
+use crate::{play_game, Ending, Opening, Side, Wdl};
 
 /// One player's results by the colour it played.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -305,4 +305,81 @@ mod tests {
             }
         }
     }
+}
+
+/// A game of [`versus_openings`] that a player lost by failing (it could not be built, moved
+/// illegally, failed to move or panicked).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("game {game}: {side:?} ({who}) failed: {reason}")]
+pub struct Forfeited {
+    /// The game's number.
+    pub game: usize,
+    /// The colour that failed.
+    pub side: Side,
+    /// `player` or `opponent`.
+    pub who: &'static str,
+    /// What went wrong.
+    pub reason: String,
+}
+
+/// `games` games, one after another, of `player`'s agents against `opponent`'s through
+/// [`play_game`]: game `2k` from `openings[k]` (in turn, when there are fewer) with the player
+/// Black, game `2k + 1` from the same opening with it White, so deterministic players still
+/// meet in different games; game `g`'s Black is built with seed `derive_seed(seed, [g, 0])`,
+/// its White with `derive_seed(seed, [g, 1])`. Games are played to the end (beyond
+/// [`crate::default_max_plies`] a draw).
+///
+/// # Errors
+/// [`Forfeited`] for the first game a player fails (the match stops there); no openings is
+/// the game's start.
+pub fn versus_openings<G: Game>(
+    player: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+    opponent: &dyn Fn(u64) -> Box<dyn Agent<G>>,
+    games: usize,
+    seed: u64,
+    openings: &[Opening<G>],
+) -> Result<ColourWdl, Forfeited> {
+    const ME: &str = "player";
+    const THEM: &str = "opponent";
+    let start = [Opening::start()];
+    let openings = if openings.is_empty() {
+        &start[..]
+    } else {
+        openings
+    };
+    let factory = |spec: &str, s: u64| -> Result<Box<dyn Agent<G>>, search::SpecError> {
+        Ok(if spec == ME { player(s) } else { opponent(s) })
+    };
+    let mut record = ColourWdl::default();
+    for g in 0..games {
+        let opening = &openings[(g / 2) % openings.len()];
+        let side = if g % 2 == 0 { Side::Black } else { Side::White };
+        let specs = if side == Side::Black {
+            [ME, THEM]
+        } else {
+            [THEM, ME]
+        };
+        let seeds = [
+            crate::derive_seed(seed, &[g as u64, 0]),
+            crate::derive_seed(seed, &[g as u64, 1]),
+        ];
+        let played = play_game(
+            &factory,
+            specs,
+            seeds,
+            opening,
+            crate::default_max_plies::<G>(),
+            None,
+        );
+        if let Ending::Forfeit { loser, reason } = &played.ending {
+            return Err(Forfeited {
+                game: g,
+                side: *loser,
+                who: specs[usize::from(*loser == Side::White)],
+                reason: reason.clone(),
+            });
+        }
+        record.add(side, played.ending.points(side));
+    }
+    Ok(record)
 }

@@ -500,3 +500,42 @@ fn recorded_scores_are_read_from_each_lines_comment() {
     assert_eq!((b.count, b.mean, b.min, b.max), (4, 0.5, -1.0, 2.0));
     assert!((b.sd - 1.118_034).abs() < 1e-6);
 }
+
+/// `versus_openings` plays through the arena's game loop: colours alternate on each opening,
+/// the results add up per colour and are the same for the same seed, a failing player stops
+/// the match naming the game, and `Opening::at` starts from a bare position.
+#[test]
+fn versus_openings_alternates_colours_and_reports_forfeits() {
+    let reg = registry::<6>();
+    let greedy = |s: u64| reg.build("greedy", s).unwrap();
+    let random = |s: u64| reg.build("random", s).unwrap();
+    let openings = random_openings::<Othello6>(3, 2, 5);
+    let r = arena::versus_openings(&greedy, &random, 12, 9, &openings).unwrap();
+    assert_eq!(r.as_black.games(), 6);
+    assert_eq!(r.as_white.games(), 6);
+    assert_eq!(
+        r,
+        arena::versus_openings(&greedy, &random, 12, 9, &openings).unwrap()
+    );
+    // Greedy beats random most of the time on 6x6.
+    assert!(r.score() > 0.5, "{r:?}");
+
+    let broken = |_: u64| -> Box<dyn Agent<Othello6>> { Box::new(Broken("illegal")) };
+    let err = arena::versus_openings(&greedy, &broken, 4, 9, &openings).unwrap_err();
+    assert_eq!((err.game, err.side, err.who), (0, Side::White, "opponent"));
+    assert!(
+        err.to_string()
+            .starts_with("game 0: White (opponent) failed:"),
+        "{err}"
+    );
+
+    let position = *openings[0].position();
+    let at = Opening::at(position).unwrap();
+    assert!(at.moves().is_empty());
+    assert_eq!(*at.position(), position);
+    let mut end = Othello6::start();
+    while let Some(&mv) = end.legal_moves().first() {
+        end = end.play(mv).unwrap();
+    }
+    assert!(Opening::at(end).is_err());
+}
