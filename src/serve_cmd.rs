@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use web::{Catalog, ServerConfig};
+use web::{AppGames, ServerConfig};
 
 /// The server's default memory budget for search tables, in MiB.
 const DEFAULT_MEMORY_MB: u64 = (web::DEFAULT_MEMORY_BUDGET >> 20) as u64;
@@ -68,10 +68,10 @@ fn parse_host(text: &str) -> Result<IpAddr, String> {
 ///
 /// # Errors
 /// What `discover` refuses.
-pub fn catalog(extra: &[PathBuf]) -> Result<(Catalog, Vec<String>)> {
+pub fn catalog(extra: &[PathBuf]) -> Result<(AppGames, Vec<String>)> {
     let found = catalog::models::discover(extra)?;
     Ok((
-        Catalog::standard().with_models(found.models),
+        AppGames::standard().with_models(found.models),
         found.warnings,
     ))
 }

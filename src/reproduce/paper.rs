@@ -437,7 +437,7 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
     for (episode, _) in PAPER_TABLE2 {
         let path = checkpoints
             .join(format!("ep-{episode:08}"))
-            .join(learn::value::selfplay::CHECKPOINT_MODEL);
+            .join(learn::value::policy_iteration::CHECKPOINT_MODEL);
         if path.is_file() {
             at.push((episode, path));
         }

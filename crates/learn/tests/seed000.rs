@@ -104,7 +104,7 @@ fn the_result_replaces_the_last_reward_or_is_added_to_it() {
         "an Othello move earns at least 3 discs of difference: {shaped}"
     );
     assert_eq!(
-        learn::dqn::selfplay::end_rewards(
+        learn::dqn::games::end_rewards(
             game::Outcome::from_black_margin(4),
             env::RewardScheme::Seed
         ),

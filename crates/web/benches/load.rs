@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use web::{Catalog, ServerConfig};
+use web::{AppGames, ServerConfig};
 
 /// `VmRSS` and `VmHWM` (peak) of this process in MiB (Linux; zeros elsewhere).
 fn memory_mib() -> (u64, u64) {
@@ -134,7 +134,7 @@ fn main() {
         let (workers, budget) = (config.workers, config.memory_budget >> 20);
         tokio::spawn(web::serve(
             listener,
-            Catalog::standard(),
+            AppGames::standard(),
             config,
             std::future::pending(),
         ));

@@ -22,8 +22,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, Semaphore};
 
-use crate::catalog::{Catalog, Model};
 use crate::error::ApiError;
+use crate::games::{AppGames, Model};
 use crate::memory::MemoryBudget;
 use crate::session::{clip, Session, Think};
 
@@ -161,7 +161,7 @@ impl Entry {
 
 /// Shared server state.
 struct App {
-    catalog: Catalog,
+    catalog: AppGames,
     games: Mutex<HashMap<String, Arc<Entry>>>,
     pool: Arc<Semaphore>,
     /// One permit per open event stream.
@@ -177,7 +177,7 @@ type Shared = Arc<App>;
 
 /// The router with every route, over this catalog and settings. Starts the idle sweeper on
 /// the current tokio runtime.
-pub fn router(catalog: Catalog, config: ServerConfig) -> Router {
+pub fn router(catalog: AppGames, config: ServerConfig) -> Router {
     let models = catalog
         .ids()
         .into_iter()
@@ -373,7 +373,7 @@ async fn check_host(
 /// None today (a failed accept is retried); kept for future listener errors.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    catalog: Catalog,
+    catalog: AppGames,
     config: ServerConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {

@@ -11,8 +11,8 @@ use search::analysis::multi_pv;
 use search::{Agent, Budget, Decision, Registry};
 use serde_json::{json, Value};
 
-use crate::catalog::Model;
 use crate::error::ApiError;
+use crate::games::Model;
 use crate::memory::MemoryBudget;
 use crate::view::{Scored, WebGame};
 

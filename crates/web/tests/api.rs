@@ -15,18 +15,18 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 
 use search::{Registry, ZeroEvaluator};
-use web::{Catalog, ServerConfig};
+use web::{AppGames, ServerConfig};
 
 use common::{call, othello_registry};
 
-fn catalog() -> Catalog {
+fn catalog() -> AppGames {
     let othello6 = othello_registry::<6>();
     let othello8 = othello_registry::<8>();
     let renju =
         Registry::<gomoku::Renju15>::generic(Arc::new(ZeroEvaluator), Arc::new(ZeroEvaluator));
     let gomoku15 =
         Registry::<gomoku::Gomoku15>::generic(Arc::new(ZeroEvaluator), Arc::new(ZeroEvaluator));
-    Catalog::new()
+    AppGames::new()
         .with("Othello 6x6", othello6, "random", "greedy")
         .with("Othello 8x8", othello8, "alphabeta:time=3s", "greedy")
         .with("Gomoku 15x15", gomoku15, "random", "greedy")
@@ -796,7 +796,7 @@ async fn othello6_analysis_is_best_first_and_takes_its_time() {
     use game::Game;
     let registry = catalog::local_registry::<othello::Othello6>();
     let app = web::router(
-        Catalog::new().with("Othello 6x6", registry, "random", "random"),
+        AppGames::new().with("Othello 6x6", registry, "random", "random"),
         ServerConfig::default(),
     );
     let state = new_game(&app, json!({"game": "othello6", "white": "human"})).await;
@@ -876,7 +876,7 @@ async fn othello8_analysis_is_the_engines_multi_pv() {
     use game::Game;
     let registry = catalog::local_registry::<othello::Othello8>();
     let app = web::router(
-        Catalog::new().with("Othello 8x8", registry, "random", "othello:book=off"),
+        AppGames::new().with("Othello 8x8", registry, "random", "othello:book=off"),
         ServerConfig::default(),
     );
     let state = new_game(&app, json!({"game": "othello8", "white": "human"})).await;

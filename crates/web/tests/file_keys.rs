@@ -98,7 +98,7 @@ async fn the_server_refuses_every_file_and_program_key_of_every_registry() {
     let mut tried = 0;
     for id in GameId::ALL {
         let (catalog, infos) = with_game!(id, G => (
-            web::Catalog::new().with(id.title(), G::registry(), "random", "random"),
+            web::AppGames::new().with(id.title(), G::registry(), "random", "random"),
             G::registry().describe(),
         ));
         let app = web::router(catalog, web::ServerConfig::default());
@@ -160,7 +160,7 @@ async fn the_server_refuses_every_file_and_program_key_of_every_registry() {
     assert!(tried >= 8 * 4 * 2 * 4, "{tried} requests");
     // The words a file key takes stay allowed: the app's own on/off switch.
     let app = web::router(
-        web::Catalog::new().with(
+        web::AppGames::new().with(
             "Othello 8x8",
             othello::Othello8::registry(),
             "random",

@@ -12,14 +12,14 @@ use axum::Router;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-use web::{Catalog, ServerConfig};
+use web::{AppGames, ServerConfig};
 
 use common::{call, call_json, othello_registry};
 
-fn catalog() -> Catalog {
+fn catalog() -> AppGames {
     let othello6 = othello_registry::<6>();
     let othello8 = othello_registry::<8>();
-    Catalog::new()
+    AppGames::new()
         .with("Othello 6x6", othello6, "random", "greedy")
         .with("Othello 8x8", othello8, "greedy", "greedy")
 }
@@ -128,7 +128,7 @@ async fn a_search_on_several_threads_takes_as_many_workers() {
         ..ServerConfig::default()
     };
     let app = web::router(
-        Catalog::new().with(
+        AppGames::new().with(
             "Othello 8x8",
             catalog::local_registry::<othello::Othello8>(),
             "greedy",
@@ -202,7 +202,7 @@ fn with_models() -> Router {
             .join("../../models/othello8-cnn.safetensors"),
     };
     web::router(
-        Catalog::standard().with_models(vec![model, cnn]),
+        AppGames::standard().with_models(vec![model, cnn]),
         ServerConfig::default(),
     )
 }
@@ -332,7 +332,7 @@ async fn model_lookups_are_per_agent_and_messages_name_the_model_only() {
         path: dir.join(format!("{name}.safetensors")),
     };
     let app = web::router(
-        Catalog::standard().with_models(vec![
+        AppGames::standard().with_models(vec![
             offered("damaged", "dqn"),
             // Its card says dqn: played as cnn-minimax it is refused by the agent.
             offered("other", "cnn-minimax"),

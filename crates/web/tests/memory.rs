@@ -10,7 +10,7 @@ use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{json, Value};
 
-use web::{Catalog, ServerConfig};
+use web::{AppGames, ServerConfig};
 
 const MIB: u64 = 1 << 20;
 
@@ -60,7 +60,7 @@ fn memory_stays_under_the_budget_whatever_the_games() {
             memory_budget: budget as usize,
             ..ServerConfig::default()
         };
-        let app = web::router(Catalog::standard(), config);
+        let app = web::router(AppGames::standard(), config);
         // Warm up the shared tables (Gomoku patterns) and the allocator.
         create(&app, "gomoku15", "gomoku", "gomoku").await;
         let (before, _) = memory();
@@ -116,7 +116,7 @@ fn memory_stays_under_the_budget_whatever_the_games() {
         // A budget smaller than one search's tables refuses that agent clearly when it is
         // chosen (a 400, not a 503 at every move), and changes nothing.
         let small = web::router(
-            Catalog::standard(),
+            AppGames::standard(),
             ServerConfig {
                 memory_budget: (32 * MIB) as usize,
                 queue_wait: Duration::from_millis(100),

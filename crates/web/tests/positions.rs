@@ -10,7 +10,7 @@ use serde_json::json;
 
 use gomoku::{Gomoku15, Omok};
 use othello::{Othello6, Othello8};
-use web::{Catalog, ServerConfig, WebGame};
+use web::{AppGames, ServerConfig, WebGame};
 
 use common::call_json;
 
@@ -92,7 +92,7 @@ fn board_strings_say_what_is_wrong_in_their_own_words() {
 /// Through the API: 422 with the reason, and the game is left as it was.
 #[tokio::test]
 async fn the_api_refuses_impossible_positions() {
-    let app = web::router(Catalog::standard(), ServerConfig::default());
+    let app = web::router(AppGames::standard(), ServerConfig::default());
     let cases = [
         ("othello8", empty_othello8(), "centre square d4 is empty"),
         ("gomoku15", twenty_black(), "20 black and 0 white stones"),

@@ -3,15 +3,15 @@
 //! played several at a time so the network sees batches.
 
 pub mod agent;
+pub mod games;
 pub mod learner;
-pub mod one_net;
-pub mod selfplay;
+pub mod self_play;
 pub mod trainer;
 
 pub use agent::DqnAgent;
+pub use games::{end_rewards, evaluate, play_games, GameEnd, Seat};
 pub use learner::DqnLearner;
-pub use one_net::{SelfPlayStats, SelfPlayTrainer};
-pub use selfplay::{end_rewards, evaluate, play_games, GameEnd, Seat};
+pub use self_play::{SelfPlayStats, SelfPlayTrainer};
 pub use trainer::{round_rng, DqnTrainer, EpisodeStats};
 
 use burn::tensor::{Device, Tensor, TensorData};

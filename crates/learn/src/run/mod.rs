@@ -26,7 +26,7 @@ use crate::dqn::{DqnConfig, DqnError, DqnTrainer, SelfPlayTrainer};
 use crate::qmlp::{
     Defects, QMlpConfig, QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer, QMlpTrainer,
 };
-use crate::value::selfplay::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
+use crate::value::policy_iteration::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
 use crate::value::supervised::{SupervisedConfig, SupervisedTrainer};
 
 /// The header of `eval.csv`.

@@ -1,16 +1,16 @@
 //! The Othello paper's value learning (J. IKEEE 23(4), 2019): value networks ([`net`]), their
 //! supervised training on the WTHOR value dataset ([`supervised`]), self-play policy iteration
-//! ([`selfplay`]) and minimax over them with batched leaf evaluation ([`agent`]).
+//! ([`policy_iteration`]) and minimax over them with batched leaf evaluation ([`agent`]).
 
 pub mod net;
 
 pub use net::{ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO, MLP_ALGO};
 pub mod agent;
+pub mod policy_iteration;
 pub mod positions;
-pub mod selfplay;
 pub mod supervised;
 pub mod wthor;
 
 pub use agent::{score_of, ValueEvaluator, ValueMinimax, DEFAULT_DEPTH};
-pub use selfplay::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
+pub use policy_iteration::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
 pub use supervised::{DataSplit, DataSymmetries, SupervisedConfig, SupervisedTrainer, ValueData};

@@ -118,16 +118,16 @@ impl<G: WebGame> GameKind for Kind<G> {
 
 /// The games on offer, in menu order.
 #[derive(Clone, Default)]
-pub struct Catalog {
+pub struct AppGames {
     kinds: Vec<Arc<dyn GameKind>>,
     models: Vec<Model>,
 }
 
-impl Catalog {
+impl AppGames {
     /// An empty catalog.
     #[must_use]
     pub fn new() -> Self {
-        Catalog::default()
+        AppGames::default()
     }
 
     /// Adds a game with its agents, the spec of the default opponent and of the hint agent.
@@ -153,7 +153,7 @@ impl Catalog {
     #[must_use]
     pub fn standard() -> Self {
         use catalog::CatalogGame;
-        let mut app = Catalog::new();
+        let mut app = AppGames::new();
         for id in catalog::GameId::MENU {
             app = catalog::with_game!(id, G => app.with(
                 id.title(),
