@@ -236,3 +236,32 @@ fn the_binary_tests_no_algorithm_name() {
         "algorithm names tested in src/: {found:#?}"
     );
 }
+
+/// One progress-bar builder in the binary (`src/progress.rs`): every bar and spinner comes
+/// from it, so each shows the same way on a terminal and as plain lines in a log.
+#[test]
+fn one_progress_bar_builder() {
+    let mut found = Vec::new();
+    for (path, text) in sources("src") {
+        if path.ends_with("src/progress.rs") {
+            continue;
+        }
+        for line in code_lines(&text) {
+            if [
+                "ProgressStyle",
+                "ProgressBar::new",
+                "ProgressBar::with",
+                "ProgressDrawTarget",
+            ]
+            .iter()
+            .any(|p| line.contains(p))
+            {
+                found.push(format!("{path}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "progress bars built outside src/progress.rs: {found:#?}"
+    );
+}

@@ -288,19 +288,7 @@ pub fn md_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     md
 }
 
-/// The Wilson 95% interval of a proportion of `hits` in `n` trials.
-#[must_use]
-pub fn wilson(hits: f64, n: f64) -> (f64, f64) {
-    if n <= 0.0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.96_f64;
-    let p = hits / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
+pub use arena::wilson;
 
 /// "54.5% [47.6, 61.2]": a proportion with its Wilson interval, in percent.
 #[must_use]

@@ -49,7 +49,7 @@ pub use opening::{
     parse_openings, random_openings, recorded_scores, xot_openings, Balance, Opening,
     OTHELLO8_OPENINGS, OTHELLO8_XOT,
 };
-pub use report::{GameRecord, GameRow, PairStats, Report, Standing, Wdl};
+pub use report::{wilson, GameRecord, GameRow, PairStats, Report, Standing, Wdl};
 pub use run::{
     default_threads, derive_seed, names as report_names, pair_game_seeds, round_robin, sprt_match,
     Progress, Settings, MAX_THREADS,

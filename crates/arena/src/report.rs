@@ -365,3 +365,39 @@ impl Report {
             .collect()
     }
 }
+
+/// The Wilson 95% score interval of a proportion of `hits` in `n` trials (hits may be half
+/// points: a score); `(0, 1)` before any trial.
+#[must_use]
+pub fn wilson(hits: f64, n: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96_f64;
+    let p = hits / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod wilson_tests {
+    use super::wilson;
+
+    /// Against published values (Newcombe 1998, Table I: 81/263 → 0.2553–0.3662; and the
+    /// textbook 50/100 → 0.4038–0.5962), the limits, and the empty case.
+    #[test]
+    fn wilson_intervals_match_published_values() {
+        let close = |a: f64, b: f64| (a - b).abs() < 5e-4;
+        let (lo, hi) = wilson(81.0, 263.0);
+        assert!(close(lo, 0.2553) && close(hi, 0.3662), "{lo} {hi}");
+        let (lo, hi) = wilson(50.0, 100.0);
+        assert!(close(lo, 0.4038) && close(hi, 0.5962), "{lo} {hi}");
+        let (lo, hi) = wilson(0.0, 10.0);
+        assert!(lo == 0.0 && close(hi, 0.2775), "{hi}");
+        let (lo, hi) = wilson(10.0, 10.0);
+        assert!(close(lo, 0.7225) && hi == 1.0, "{lo}");
+        assert_eq!(wilson(0.0, 0.0), (0.0, 1.0));
+    }
+}
