@@ -2,9 +2,8 @@
 //! results table per pair, Elo ratings with confidence intervals, and CSV/JSON output.
 
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::{BufWriter, Write as _};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -486,8 +485,8 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-fn write_csv(report: &Report, path: &PathBuf) -> Result<()> {
-    let mut writer = csv::Writer::from_path(path)?;
+fn write_csv(report: &Report, path: &Path) -> Result<()> {
+    let mut writer = csv::Writer::from_writer(files::create(path)?);
     for row in report.game_rows() {
         writer.serialize(row)?;
     }
@@ -495,8 +494,8 @@ fn write_csv(report: &Report, path: &PathBuf) -> Result<()> {
     Ok(())
 }
 
-fn write_json(report: &Report, path: &PathBuf) -> Result<()> {
-    let mut out = BufWriter::new(File::create(path)?);
+fn write_json(report: &Report, path: &Path) -> Result<()> {
+    let mut out = BufWriter::new(files::create(path)?);
     serde_json::to_writer_pretty(&mut out, report)?;
     writeln!(out)?;
     out.flush()?;

@@ -2,7 +2,6 @@
 //! records and self-play with every move scored by search, shown move by move — and XOT-style
 //! match openings.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -243,7 +242,7 @@ fn build_book(wthor: &Path, plan: &BuildPlan, out: &Path, quiet: bool) -> Result
     );
     bar.finish_and_clear();
     let bytes = book.to_bytes();
-    fs::write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    files::write(out, &bytes)?;
     eprintln!(
         "book: {} positions ({records} from the records: first {plies} moves, seen {min_count}+ \
          times; {added} from {} self-play games of {} moves), moves scored at depth {depth}, {} KB, {:.0} s \
@@ -357,7 +356,7 @@ fn xot(args: XotPlanArgs, out: &Path, quiet: bool) -> Result<()> {
         let moves = othello::transcript(&o.moves);
         text.push_str(&format!("{moves} # {:+.2}\n", f64::from(o.score) / 64.0));
     }
-    fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+    files::write(out, text)?;
     eprintln!(
         "xot: {} openings within {} disc(s) of even at depth {}, {:.0} s -> {}",
         list.len(),

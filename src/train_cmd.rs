@@ -704,7 +704,7 @@ fn q_table(args: &TrainArgs) -> Result<()> {
         .map_err(cli_error)
         .context("training the q-table")?;
     bar.finish_and_clear();
-    fs::create_dir_all(args.out.join("plots"))?;
+    files::create_dir_all(&args.out.join("plots"))?;
     line_chart(
         &args.out.join("plots/optimal.png"),
         "q-table on othello4: greedy move optimal",
@@ -1361,7 +1361,7 @@ fn eval_line(results: &[(String, String, arena::ColourWdl)]) -> String {
 /// each column by its header name: a chart whose column the file lacks is an error.
 fn draw_plots(out: &Path, algo: &Algorithm) -> Result<()> {
     let plots = out.join("plots");
-    fs::create_dir_all(&plots)?;
+    files::create_dir_all(&plots)?;
     for chart in algo.charts {
         let name = match chart.source {
             Source::Log => learn::run::LOG,

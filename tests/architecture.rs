@@ -265,3 +265,39 @@ fn one_progress_bar_builder() {
         "progress bars built outside src/progress.rs: {found:#?}"
     );
 }
+
+/// `src/` writes files only through its output helpers (`files`, and `src/input.rs`,
+/// `src/output.rs`, `src/plots.rs`), so every output is checked, atomic where it must be, and
+/// kept to the one output-folder policy.
+#[test]
+fn the_binary_writes_through_its_output_helpers() {
+    let helpers = ["src/input.rs", "src/output.rs", "src/plots.rs"];
+    let writes = [
+        "fs::write",
+        "File::create",
+        "OpenOptions",
+        "create_dir",
+        "fs::rename",
+        "remove_file",
+        "remove_dir",
+        "from_path(",
+    ];
+    let mut found = Vec::new();
+    for (path, text) in sources("src") {
+        if helpers.iter().any(|h| path.ends_with(h)) {
+            continue;
+        }
+        for line in code_lines(&text) {
+            // The helpers' own calls (`files::create_dir_all`, `files::write`) are the way.
+            let plain = line.replace("files::", "helper.");
+            let direct = |w: &&str| plain.contains(*w) && !plain.contains(&format!("helper.{w}"));
+            if writes.iter().any(direct) {
+                found.push(format!("{path}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "files written past the output helpers: {found:#?}"
+    );
+}

@@ -269,7 +269,7 @@ impl Report {
             md.push_str("```\n");
         }
         let path = ctx.out.join("report.md");
-        fs::write(&path, md).with_context(|| format!("writing {}", path.display()))?;
+        files::write(&path, md)?;
         Ok(path)
     }
 }

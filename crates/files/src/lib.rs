@@ -154,6 +154,15 @@ pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), FileError> {
     fs::write(path, bytes).map_err(io(path))
 }
 
+/// Creates (or truncates) the file `path` for writing (plainly: for outputs that may be a
+/// device, such as `/dev/stdout`).
+///
+/// # Errors
+/// [`FileError::Io`].
+pub fn create(path: &Path) -> Result<File, FileError> {
+    File::create(path).map_err(io(path))
+}
+
 /// Makes `path` and the folders above it.
 ///
 /// # Errors
