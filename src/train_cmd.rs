@@ -689,20 +689,19 @@ fn q_table(args: &TrainArgs) -> Result<()> {
     };
     let exact = othello4_values().map_err(|e| anyhow!("value iteration: {e}"))?;
     let bar = progress_bar(args.quiet, episodes, 0);
-    let summary =
-        learn::run::qtable::train_q_table(&dir, &config, evals, &exact, &mut |p, last| {
-            if p.episode % 1000 == 0 {
-                bar.set_position(p.episode as u64);
-                bar.set_message(format!(
-                    "ε {:.3}, optimal {:.1}%, {} positions",
-                    p.epsilon,
-                    100.0 * last,
-                    p.states
-                ));
-            }
-        })
-        .map_err(cli_error)
-        .context("training the q-table")?;
+    let summary = learn::qtable_run::train_q_table(&dir, &config, evals, &exact, &mut |p, last| {
+        if p.episode % 1000 == 0 {
+            bar.set_position(p.episode as u64);
+            bar.set_message(format!(
+                "ε {:.3}, optimal {:.1}%, {} positions",
+                p.epsilon,
+                100.0 * last,
+                p.states
+            ));
+        }
+    })
+    .map_err(cli_error)
+    .context("training the q-table")?;
     bar.finish_and_clear();
     files::create_dir_all(&args.out.join("plots"))?;
     line_chart(

@@ -301,3 +301,28 @@ fn the_binary_writes_through_its_output_helpers() {
         "files written past the output helpers: {found:#?}"
     );
 }
+
+/// The run framework (`learn::run`) builds no trainer: the trainer types are named only by
+/// `learn::build` and their own modules (a step towards `learn::run` importing no algorithm at
+/// all, once the settings types leave `RunConfig`).
+#[test]
+fn the_run_framework_builds_no_trainer() {
+    let trainers = [
+        "CompetitiveTrainer",
+        "DqnTrainer",
+        "SelfPlayTrainer",
+        "QMlpTrainer",
+        "ValueSelfPlayTrainer",
+        "SupervisedTrainer",
+        "crate::trainers",
+    ];
+    let mut found = Vec::new();
+    for (path, text) in sources("crates/learn/src/run") {
+        for line in code_lines(&text) {
+            if trainers.iter().any(|t| line.contains(t)) {
+                found.push(format!("{path}: {}", line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "learn::run names trainers: {found:#?}");
+}

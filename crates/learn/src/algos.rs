@@ -8,7 +8,7 @@
 pub enum Runner {
     /// The run framework ([`crate::run::train`]: rounds, `log.csv`, `eval.csv`, checkpoints).
     Run,
-    /// The tabular Q-learner ([`crate::run::qtable`]).
+    /// The tabular Q-learner ([`crate::qtable_run`]).
     QTable,
     /// The Othello pattern pipeline (`othello_engine::train::pipeline::train_patterns`).
     Patterns,
@@ -20,7 +20,7 @@ pub enum Runner {
 /// framework's algorithms) and how a command line builds them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Settings {
-    /// [`crate::run::qtable`]'s (no `config.json` section).
+    /// [`crate::qtable_run`]'s (no `config.json` section).
     QTable,
     /// `q_mlp`: [`crate::run::QMlpSettings`].
     QMlp,

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algos;
+pub mod build;
 pub mod checkpoint;
 pub mod competitive;
 pub mod dqn;
@@ -14,12 +15,15 @@ pub mod init;
 pub mod presets;
 pub mod qmlp;
 pub mod qtable;
+pub mod qtable_run;
 pub mod replay;
 pub mod resnet;
 pub mod run;
 pub mod speed;
+mod trainers;
 pub mod value;
 
+pub use build::build_trainer;
 pub use competitive::{CompetitiveStats, CompetitiveTrainer};
 pub use dqn::{
     evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
@@ -34,6 +38,5 @@ pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};
 pub use resnet::{QNet, QNetArch, PLANES};
 pub use run::{
-    build_trainer, resume, train, Checkpoint, Opponent, Progress, Resumed, RunConfig, RunDir,
-    RunError, Trainer,
+    resume, train, Checkpoint, Opponent, Progress, Resumed, RunConfig, RunDir, RunError, Trainer,
 };

@@ -340,7 +340,7 @@ fn dqn_on_9x9_gomoku_rises_against_random() {
 /// same logs for the same seed, and a refusal of zero episodes.
 #[test]
 fn q_table_runs_write_their_curve_and_repeat_exactly() {
-    use learn::run::qtable::train_q_table;
+    use learn::qtable_run::train_q_table;
     use learn::QTableConfig;
     use search::{ValueIterationConfig, ValueTable};
     let (exact, _) = ValueTable::solve(Othello4::base3_key, &ValueIterationConfig::default())

@@ -4,8 +4,6 @@
 //! callback; the application draws bars and plots from it.
 
 mod dir;
-pub mod qtable;
-mod trainers;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -21,13 +19,10 @@ pub use dir::{
 };
 
 use crate::checkpoint::ModelError;
-use crate::competitive::CompetitiveTrainer;
-use crate::dqn::{DqnConfig, DqnError, DqnTrainer, SelfPlayTrainer};
-use crate::qmlp::{
-    Defects, QMlpConfig, QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer, QMlpTrainer,
-};
-use crate::value::policy_iteration::{ValueSelfPlayConfig, ValueSelfPlayTrainer};
-use crate::value::supervised::{SupervisedConfig, SupervisedTrainer};
+use crate::dqn::{DqnConfig, DqnError};
+use crate::qmlp::{Defects, QMlpConfig, QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer};
+use crate::value::policy_iteration::ValueSelfPlayConfig;
+use crate::value::supervised::SupervisedConfig;
 
 /// The header of `eval.csv`.
 pub const EVAL_HEADER: &str = "episode,learner,opponent,games,win_rate,score,black_won,\
@@ -221,7 +216,7 @@ impl Default for QMlpSettings {
     }
 }
 
-/// The algorithms [`build_trainer`] knows.
+/// The algorithms [`crate::build::build_trainer`] knows.
 pub const ALGOS: [&str; 7] = [
     "dqn",
     "dqn-self-play",
@@ -396,7 +391,7 @@ impl RunConfig {
         })
     }
 
-    fn dqn_config(&self) -> Result<DqnConfig, RunError> {
+    pub(crate) fn dqn_config(&self) -> Result<DqnConfig, RunError> {
         self.dqn
             .clone()
             .ok_or_else(|| RunError::Settings("config.json has no dqn settings".into()))
@@ -585,72 +580,6 @@ pub trait Trainer<G: Game> {
     /// # Errors
     /// [`RunError::Model`] when weights cannot be serialised.
     fn models(&self, game: &str, last_eval: &serde_json::Value) -> Result<Vec<Export>, RunError>;
-}
-
-/// A trainer for `config` on game `G`: fresh, or continued from `from`, whose files are
-/// checked against its manifest ([`RunDir::checkpoint`]) before any of them is read.
-///
-/// # Errors
-/// [`RunError`] for bad settings, [`RunError::Damaged`] for a damaged checkpoint, or another
-/// [`RunError`] for an unreadable one.
-pub fn build_trainer<G: Game>(
-    config: &RunConfig,
-    from: Option<&Checkpoint>,
-) -> Result<Box<dyn Trainer<G>>, RunError> {
-    config.validate()?;
-    let mut trainer: Box<dyn Trainer<G>> = match config.algo.as_str() {
-        "cnn-supervised" | "mlp-supervised" => {
-            let algo = if config.algo == "cnn-supervised" {
-                "cnn-supervised"
-            } else {
-                "mlp-supervised"
-            };
-            let settings = config
-                .value
-                .clone()
-                .ok_or_else(|| RunError::Settings("no value settings".into()))?;
-            othello8_only::<G>(Box::new(SupervisedTrainer::new(algo, settings)?), algo)?
-        }
-        "cnn-selfplay" => {
-            let settings = config
-                .value_self_play
-                .clone()
-                .ok_or_else(|| RunError::Settings("no value_self_play settings".into()))?;
-            othello8_only::<G>(
-                Box::new(ValueSelfPlayTrainer::new(settings)?),
-                "cnn-selfplay",
-            )?
-        }
-        "dqn" => Box::new(DqnTrainer::<G>::new(config.dqn_config()?)?),
-        "dqn-competitive" => Box::new(CompetitiveTrainer::<G>::new(config.dqn_config()?)?),
-        "dqn-self-play" => Box::new(SelfPlayTrainer::<G>::new(config.dqn_config()?)?),
-        _ => Box::new(QMlpTrainer::<G>::new(config.q_mlp_config()?)),
-    };
-    if let Some(cp) = from {
-        let checked = RunDir::checkpoint(&cp.path)?;
-        if checked.episode != cp.episode {
-            return Err(RunError::BadCheckpoint {
-                path: cp.path.clone(),
-                why: format!(
-                    "it holds episode {}, not {} as asked",
-                    checked.episode, cp.episode
-                ),
-            });
-        }
-        trainer.load_state(&cp.path, cp.episode)?;
-    }
-    Ok(trainer)
-}
-
-/// A trainer of 8x8 Othello as a trainer of `G`, when `G` is 8x8 Othello.
-fn othello8_only<G: Game>(
-    trainer: Box<dyn Trainer<othello::Othello8>>,
-    algo: &str,
-) -> Result<Box<dyn Trainer<G>>, RunError> {
-    let any: Box<dyn std::any::Any> = Box::new(trainer);
-    any.downcast::<Box<dyn Trainer<G>>>()
-        .map(|t| *t)
-        .map_err(|_| RunError::Settings(format!("{algo} trains on othello8 only, not {}", G::ID)))
 }
 
 /// What [`train`] reports as it goes.

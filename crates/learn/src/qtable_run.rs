@@ -5,9 +5,9 @@
 use othello::Othello4;
 use search::ValueTable;
 
-use super::{CsvLog, RunDir, RunError, CONFIG, EVAL, LOG};
 use crate::checkpoint::write_atomic;
 use crate::qtable::{QTable, QTableConfig, QTableProgress};
+use crate::run::{CsvLog, RunDir, RunError, CONFIG, EVAL, LOG};
 
 /// What a finished q-table run measured.
 #[derive(Clone, Debug, PartialEq)]

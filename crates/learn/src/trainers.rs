@@ -7,11 +7,11 @@ use arena::{versus, ColourWdl, VersusSettings};
 use game::{Color, Game};
 use search::driver::{NoBatched, Seat};
 
-use super::{AgentFactory, EpisodeRow, Export, RunError, Trainer};
 use crate::checkpoint::{weights_bytes, Card};
 use crate::competitive::CompetitiveTrainer;
 use crate::dqn::{evaluate, DqnConfig, DqnLearner, DqnTrainer, SelfPlayTrainer};
 use crate::qmlp::{epsilon, QMlpAgent, QMlpTrainer};
+use crate::run::{AgentFactory, EpisodeRow, Export, RunError, Trainer};
 
 fn color_name(c: Color) -> &'static str {
     if c == Color::Black {
