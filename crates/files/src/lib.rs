@@ -186,7 +186,8 @@ pub struct Folder<'a> {
     /// one of `entries` that the command does not write (relative path), if any.
     pub below: Option<&'a Below<'a>>,
     /// An entry whose presence says the folder is the command's ("config.json"): without it a
-    /// non-empty folder "holds files", not the command's output.
+    /// non-empty folder "holds files", not the command's output. `None`: the folder is the
+    /// command's when everything in it is one of its entries.
     pub marker: Option<&'a str>,
     /// How to go on with an earlier output, besides choosing another folder ("add --force to
     /// replace it"; "add --resume to continue it or --force to start over").
@@ -231,7 +232,14 @@ impl Folder<'_> {
         }
         names.sort();
         if !force {
-            let ours = self.marker.is_none_or(|m| names.iter().any(|n| n == m));
+            // The command's output: its marker is there, or (a command without one)
+            // everything there is its own.
+            let own =
+                |n: &String| self.entries.contains(&n.as_str()) || is_temporary(n) || n == PREVIOUS;
+            let ours = match self.marker {
+                Some(m) => names.iter().any(|n| n == m),
+                None => names.iter().all(own),
+            };
             return Err(FileError::Exists {
                 path: out.to_path_buf(),
                 what: if ours {
@@ -482,6 +490,31 @@ mod tests {
         fs::remove_file(out.join("src")).unwrap();
         RUN.replace(&out, true).unwrap();
         assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn without_a_marker_a_folder_of_the_commands_own_files_is_its_output() {
+        let dir = scratch("unmarked");
+        fs::write(dir.join("log.csv"), "partial").unwrap();
+        // With a marker, files named like the command's are not its output without it.
+        let err = RUN.prepare(&dir, false).unwrap_err().to_string();
+        assert!(
+            err.contains("already holds files: they are not a test run"),
+            "{err}"
+        );
+        let unmarked = Folder {
+            marker: None,
+            ..RUN
+        };
+        let err = unmarked.prepare(&dir, false).unwrap_err().to_string();
+        assert!(
+            err.contains("already holds a test run: add --force"),
+            "{err}"
+        );
+        fs::write(dir.join("notes.txt"), "mine").unwrap();
+        let err = unmarked.prepare(&dir, false).unwrap_err().to_string();
+        assert!(err.contains("already holds files"), "{err}");
         fs::remove_dir_all(&dir).unwrap();
     }
 

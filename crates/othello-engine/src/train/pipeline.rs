@@ -80,7 +80,9 @@ pub const PROBCUT_RUN: Folder<'static> = Folder {
     what: "a ProbCut fit",
     entries: &["pairs.csv", "probcut.txt"],
     below: None,
-    marker: Some("probcut.txt"),
+    // A fit that stopped after `pairs.csv` is still one: the folder is the fit's when it
+    // holds nothing else.
+    marker: None,
     hint: "add --force to replace it",
 };
 
