@@ -2,7 +2,6 @@
 //! block or never end) and at most a size cap, checked before a byte is read.
 
 use std::fs;
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -120,27 +119,12 @@ fn resolved(path: &Path) -> Option<std::path::PathBuf> {
 /// # Errors
 /// As [`read`].
 pub fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>> {
-    let shown = path.display();
-    // `metadata` never blocks, where opening a FIFO would.
-    let meta = fs::metadata(path).with_context(|| format!("reading {shown}"))?;
-    if !meta.is_file() {
-        bail!("reading {shown}: not a regular file");
-    }
-    if meta.len() > limit {
-        bail!(
-            "reading {shown}: {} bytes, over the {limit}-byte limit",
-            meta.len()
-        );
-    }
-    let file = fs::File::open(path).with_context(|| format!("reading {shown}"))?;
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("reading {shown}"))?;
-    if bytes.len() as u64 > limit {
-        bail!("reading {shown}: over the {limit}-byte limit");
-    }
-    Ok(bytes)
+    files::read_capped(path, limit).map_err(|e| match e {
+        files::FileError::Io { path, source } => {
+            anyhow::Error::new(source).context(format!("reading {}", path.display()))
+        }
+        other => other.into(),
+    })
 }
 
 #[cfg(test)]

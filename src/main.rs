@@ -162,7 +162,7 @@ mod tests {
         let Some(Command::Train(args)) = cli.command else {
             panic!("`{command}` is not a train command");
         };
-        let asked = train_cmd::pattern_config(&args).expect("the README's command is valid");
+        let asked = patterns_cmd::pattern_config(&args).expect("the README's command is valid");
         use othello_engine::train::pipeline::{CorrectionCard, PatternCard};
         let card: PatternCard =
             serde_json::from_str(include_str!("../models/othello8-patterns.json"))

@@ -105,8 +105,8 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 /// The binary is glue, and shrinks to stay so (issue 54: at most 4,000 lines in all and 500 a
 /// file). A ratchet: each limit holds, and sits within 100 lines of what `src/` has, so a
 /// commit that shrinks `src/` lowers it (never raises it).
-const SRC_LINES: usize = 8_800;
-const SRC_FILE_LINES: usize = 1_560;
+const SRC_LINES: usize = 8_740;
+const SRC_FILE_LINES: usize = 1_460;
 
 #[test]
 fn the_binary_only_shrinks() {

@@ -384,16 +384,10 @@ pub const DQN_SELF_PLAY: Algorithm = Algorithm {
     name: "dqn-self-play",
     summary: "One DQN playing both colours, learning from every move (the seed000 regimes \
               1–2).",
-    settings: Settings::Dqn,
-    runner: Runner::Run,
-    games: Games::Any,
     reads: &[COMMON_OPTIONS, LENGTH_OPTIONS, RUN_OPTIONS, DQN_OPTIONS],
     log: "episode,winner,black_reward,white_reward,epsilon,loss,replay,grad_steps",
-    charts: &[TD_LOSS, WIN_RATE],
-    defaults: PLAYING,
-    keeps_checkpoints: false,
     won: "black wins",
-    models: &[("last.safetensors", "")],
+    ..DQN
 };
 
 /// `stonelab train dqn-competitive`.
@@ -465,23 +459,11 @@ pub const MLP_SUPERVISED: Algorithm = Algorithm {
     name: "mlp-supervised",
     summary: "The paper's MLP baseline (stones only) on the same labels.",
     settings: Settings::Supervised { net: "mlp:256.128" },
-    runner: Runner::Run,
-    games: Games::Only("othello8"),
-    reads: &[
-        COMMON_OPTIONS,
-        LENGTH_OPTIONS,
-        RUN_OPTIONS,
-        SUPERVISED_OPTIONS,
-    ],
-    log: SUPERVISED_LOG,
-    charts: &[EPOCH_LOSS, WIN_RATE],
     defaults: Defaults {
         episodes: 20,
         ..EPOCHS
     },
-    keeps_checkpoints: false,
-    won: "wins",
-    models: &[("last.safetensors", "")],
+    ..CNN_SUPERVISED
 };
 
 /// `stonelab train cnn-selfplay`.
