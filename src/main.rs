@@ -98,7 +98,7 @@ fn report(err: &anyhow::Error) -> String {
 fn given_options(matches: &clap::ArgMatches, subcommand: &str) -> Vec<String> {
     matches
         .subcommand_matches(subcommand)
-        .map(train_cmd::given_ids)
+        .map(learn::options::given_ids)
         .unwrap_or_default()
 }
 
@@ -114,8 +114,8 @@ fn main() -> ExitCode {
         Some(Command::Dp(args)) => dp_cmd::run(&args),
         Some(Command::Data(args)) => data_cmd::run(&args),
         Some(Command::Train(mut args)) => {
-            args.given = given_options(&matches, "train");
-            train_cmd::check_options(args.algo, &args.given).and_then(|()| train_cmd::run(&args))
+            args.options.given = given_options(&matches, "train");
+            train_cmd::run(&args)
         }
         Some(Command::Reproduce(args)) => reproduce::run(&args),
         Some(Command::Arena(args)) => arena_cmd::run(&args),
@@ -162,7 +162,10 @@ mod tests {
         let Some(Command::Train(args)) = cli.command else {
             panic!("`{command}` is not a train command");
         };
-        let asked = patterns_cmd::pattern_config(&args).expect("the README's command is valid");
+        let asked = args
+            .options
+            .pattern_config()
+            .expect("the README's command is valid");
         use othello_engine::train::pipeline::{CorrectionCard, PatternCard};
         let card: PatternCard =
             serde_json::from_str(include_str!("../models/othello8-patterns.json"))

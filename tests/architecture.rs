@@ -105,8 +105,8 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 /// The binary is glue, and shrinks to stay so (issue 54: at most 4,000 lines in all and 500 a
 /// file). A ratchet: each limit holds, and sits within 100 lines of what `src/` has, so a
 /// commit that shrinks `src/` lowers it (never raises it).
-const SRC_LINES: usize = 8_740;
-const SRC_FILE_LINES: usize = 1_460;
+const SRC_LINES: usize = 7_700;
+const SRC_FILE_LINES: usize = 880;
 
 #[test]
 fn the_binary_only_shrinks() {
@@ -302,11 +302,12 @@ fn the_binary_writes_through_its_output_helpers() {
     );
 }
 
-/// The run framework (`learn::run`) builds no trainer: the trainer types are named only by
-/// `learn::build` and their own modules (a step towards `learn::run` importing no algorithm at
-/// all, once the settings types leave `RunConfig`).
+/// The run framework (`learn::run`: run folders, the trainer trait, the loop) imports no
+/// algorithm: from its own crate it takes only the model-file helpers (`crate::checkpoint`),
+/// and it names no trainer, so a new trainer registers in `learn::algos` and `learn::build`
+/// without touching it (the settings reach it through the `RunSpec` trait).
 #[test]
-fn the_run_framework_builds_no_trainer() {
+fn the_run_framework_imports_no_algorithm() {
     let trainers = [
         "CompetitiveTrainer",
         "DqnTrainer",
@@ -314,7 +315,10 @@ fn the_run_framework_builds_no_trainer() {
         "QMlpTrainer",
         "ValueSelfPlayTrainer",
         "SupervisedTrainer",
-        "crate::trainers",
+        "DqnConfig",
+        "QMlpSettings",
+        "SupervisedConfig",
+        "ValueSelfPlayConfig",
     ];
     let mut found = Vec::new();
     for (path, text) in sources("crates/learn/src/run") {
@@ -322,7 +326,19 @@ fn the_run_framework_builds_no_trainer() {
             if trainers.iter().any(|t| line.contains(t)) {
                 found.push(format!("{path}: {}", line.trim()));
             }
+            for (at, _) in line.match_indices("crate::") {
+                let module: String = line[at + "crate::".len()..]
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if module != "checkpoint" {
+                    found.push(format!("{path}: crate::{module} in {}", line.trim()));
+                }
+            }
         }
     }
-    assert!(found.is_empty(), "learn::run names trainers: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "learn::run imports algorithms: {found:#?}"
+    );
 }

@@ -109,8 +109,8 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
     .map_err(|e| anyhow!("{e}"))?;
     run.eval_games = ctx.scaled(50, 2);
     let dqn = run
-        .dqn
-        .clone()
+        .dqn()
+        .cloned()
         .ok_or_else(|| anyhow!("{name} has no DQN settings"))?;
     let trained = train_run::<Othello8>(ctx, name, &run)?;
     let cmd = format!(

@@ -415,18 +415,14 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
                 eval_games: 20,
                 checkpoint_every: 10,
                 opponent: "random".into(),
-                dqn: None,
-                q_mlp: None,
-                value: None,
-                value_self_play: Some(settings),
+                settings: learn::AlgoSettings::ValueSelfPlay(settings),
                 eval_opponents: vec![spec("mlp-minimax", &mlp, depth)],
             };
             let trained = super::train_run::<Othello8>(ctx, "selfplay", &run)?;
             report.command(&format!(
                 "stonelab train cnn-selfplay --from {} --data DIR --episodes {episodes} \
                  --depth {depth} --checkpoint-every 10 --out runs/selfplay",
-                run.value_self_play
-                    .as_ref()
+                run.value_self_play()
                     .map_or(String::new(), |s| s.from.display().to_string())
             ));
             trained.dir

@@ -145,7 +145,7 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
             Change::Defects(_) => design()?,
             Change::BurnInit | Change::Adam => {
                 let mut run = design()?;
-                if let Some(q) = run.q_mlp.as_mut() {
+                if let Some(q) = run.q_mlp_mut() {
                     if change == Change::BurnInit {
                         q.init = learn::qmlp::QMlpInit::Default;
                     } else {
@@ -167,9 +167,9 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
                     },
                 )
                 .map_err(|e| anyhow!("{e}"))?;
-                run.q_mlp = Some(learn::run::QMlpSettings {
+                run.settings = learn::AlgoSettings::QMlp(learn::qmlp::QMlpSettings {
                     seed: ctx.seed,
-                    ..learn::run::QMlpSettings::default()
+                    ..learn::qmlp::QMlpSettings::default()
                 });
                 run
             }

@@ -3,11 +3,30 @@
 //! The binary builds the command's algorithm list, its option checks and its plots from it, so
 //! an algorithm's facts live in one place.
 
+/// The trainer the run framework runs for an algorithm ([`crate::build::build_trainer`]
+/// builds it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// [`crate::qmlp::QMlpTrainer`].
+    QMlp,
+    /// [`crate::dqn::DqnTrainer`].
+    Dqn,
+    /// [`crate::dqn::SelfPlayTrainer`].
+    DqnSelfPlay,
+    /// [`crate::competitive::CompetitiveTrainer`].
+    DqnCompetitive,
+    /// [`crate::value::supervised::SupervisedTrainer`] (8x8 Othello).
+    Supervised,
+    /// [`crate::value::policy_iteration::ValueSelfPlayTrainer`] (8x8 Othello).
+    ValueSelfPlay,
+}
+
 /// What runs an algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Runner {
-    /// The run framework ([`crate::run::train`]: rounds, `log.csv`, `eval.csv`, checkpoints).
-    Run,
+    /// The run framework ([`crate::run::train`]: rounds, `log.csv`, `eval.csv`, checkpoints)
+    /// with this trainer.
+    Run(Build),
     /// The tabular Q-learner ([`crate::qtable_run`]).
     QTable,
     /// The Othello pattern pipeline (`othello_engine::train::pipeline::train_patterns`).
@@ -91,6 +110,84 @@ pub struct Chart {
     pub range: Option<(f64, f64)>,
 }
 
+/// A line of a chart as read from a run's files: its legend and its points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The legend.
+    pub name: String,
+    /// (x, y) points.
+    pub points: Vec<(f64, f64)>,
+}
+
+impl Chart {
+    /// Its lines, read from the run in `root` (its [`Source`] file) by column name: for
+    /// [`Source::Log`] the mean of each window of rows, for [`Source::Eval`] one line per
+    /// (learner, opponent) pair. A file not written yet reads as empty.
+    ///
+    /// # Errors
+    /// A column the file's header does not have, named with the chart.
+    pub fn series(&self, root: &std::path::Path) -> Result<Vec<Series>, String> {
+        let name = match self.source {
+            Source::Log => crate::run::LOG,
+            Source::Eval => crate::run::EVAL,
+        };
+        let text = files::read_capped(&root.join(name), u64::MAX)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .unwrap_or_default();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+        let column = |c: &str| {
+            header
+                .iter()
+                .position(|h| *h == c)
+                .ok_or_else(|| format!("{name}: no column {c:?} for plots/{}", self.file))
+        };
+        let num = |row: &[&str], i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok());
+        let x = column(self.x)?;
+        let mut series: Vec<Series> = Vec::new();
+        for line in self.lines {
+            let y = column(line.column)?;
+            match self.source {
+                Source::Log => {
+                    let mut points = Vec::new();
+                    for chunk in rows.chunks(self.window.max(1)) {
+                        let values: Vec<f64> = chunk.iter().filter_map(|r| num(r, y)).collect();
+                        if let (Some(at), false) =
+                            (chunk.last().and_then(|r| num(r, x)), values.is_empty())
+                        {
+                            points.push((at, values.iter().sum::<f64>() / values.len() as f64));
+                        }
+                    }
+                    series.push(Series {
+                        name: line.label.into(),
+                        points,
+                    });
+                }
+                Source::Eval => {
+                    let (learner, opponent) = (column("learner")?, column("opponent")?);
+                    for row in &rows {
+                        let (Some(at), Some(value)) = (num(row, x), num(row, y)) else {
+                            continue;
+                        };
+                        let field = |i: usize| row.get(i).copied().unwrap_or("");
+                        let name = format!("{} vs {}", field(learner), field(opponent));
+                        match series.iter_mut().find(|s| s.name == name) {
+                            Some(s) => s.points.push((at, value)),
+                            None => series.push(Series {
+                                name,
+                                points: vec![(at, value)],
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+        Ok(series)
+    }
+}
+
 /// How often something happens in a run by default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Every {
@@ -171,6 +268,12 @@ pub struct Algorithm {
 }
 
 impl Algorithm {
+    /// Whether the run framework runs it.
+    #[must_use]
+    pub fn is_run(&self) -> bool {
+        matches!(self.runner, Runner::Run(_))
+    }
+
     /// The columns of its `log.csv`.
     #[must_use]
     pub fn columns(&self) -> Vec<&'static str> {
@@ -342,7 +445,7 @@ pub const Q_MLP: Algorithm = Algorithm {
     summary: "The reference Q-learning MLP (64-128-128-64-64 tanh), epochs of 10 games \
               against random.",
     settings: Settings::QMlp,
-    runner: Runner::Run,
+    runner: Runner::Run(Build::QMlp),
     games: Games::Any,
     reads: &[COMMON_OPTIONS, LENGTH_OPTIONS, RUN_OPTIONS, Q_MLP_OPTIONS],
     log: "episode,epoch,color,result,epsilon,loss,epoch_wins",
@@ -362,7 +465,7 @@ pub const DQN: Algorithm = Algorithm {
     summary: "DQN with a residual Q-network, trained against an opponent (random by \
               default).",
     settings: Settings::Dqn,
-    runner: Runner::Run,
+    runner: Runner::Run(Build::Dqn),
     games: Games::Any,
     reads: &[
         COMMON_OPTIONS,
@@ -385,6 +488,7 @@ pub const DQN_SELF_PLAY: Algorithm = Algorithm {
     summary: "One DQN playing both colours, learning from every move (the seed000 regimes \
               1–2).",
     reads: &[COMMON_OPTIONS, LENGTH_OPTIONS, RUN_OPTIONS, DQN_OPTIONS],
+    runner: Runner::Run(Build::DqnSelfPlay),
     log: "episode,winner,black_reward,white_reward,epsilon,loss,replay,grad_steps",
     won: "black wins",
     ..DQN
@@ -395,7 +499,7 @@ pub const DQN_COMPETITIVE: Algorithm = Algorithm {
     name: "dqn-competitive",
     summary: "A black DQN and a white DQN trained against each other.",
     settings: Settings::Dqn,
-    runner: Runner::Run,
+    runner: Runner::Run(Build::DqnCompetitive),
     games: Games::Any,
     reads: &[
         COMMON_OPTIONS,
@@ -438,7 +542,7 @@ pub const CNN_SUPERVISED: Algorithm = Algorithm {
     settings: Settings::Supervised {
         net: "cnn:16.16,k3,64",
     },
-    runner: Runner::Run,
+    runner: Runner::Run(Build::Supervised),
     games: Games::Only("othello8"),
     reads: &[
         COMMON_OPTIONS,
@@ -471,7 +575,7 @@ pub const CNN_SELFPLAY: Algorithm = Algorithm {
     name: "cnn-selfplay",
     summary: "Self-play policy iteration from a supervised CNN (--from RUN or model file).",
     settings: Settings::ValueSelfPlay,
-    runner: Runner::Run,
+    runner: Runner::Run(Build::ValueSelfPlay),
     games: Games::Only("othello8"),
     reads: &[
         COMMON_OPTIONS,
@@ -627,24 +731,31 @@ mod tests {
                 }
                 assert!(chart.window >= 1);
             }
-            assert_eq!(a.runner == Runner::Run, !a.log.is_empty(), "{}", a.name);
+            assert_eq!(a.is_run(), !a.log.is_empty(), "{}", a.name);
         }
-        assert_eq!(find("dqn").map(|a| a.runner), Some(Runner::Run));
+        assert_eq!(find("dqn").map(|a| a.runner), Some(Runner::Run(Build::Dqn)));
         assert_eq!(readers("learn_from"), ["dqn-competitive"]);
         assert!(find("nope").is_none());
     }
 
-    /// The framework algorithms are the ones the run framework builds.
+    /// Each framework algorithm's trainer takes the settings its entry names, and the games
+    /// of its entry.
     #[test]
-    fn the_registry_matches_the_framework() {
-        let mut listed: Vec<&str> = ALGORITHMS
-            .iter()
-            .filter(|a| a.runner == Runner::Run)
-            .map(|a| a.name)
-            .collect();
-        let mut known = crate::run::ALGOS.to_vec();
-        known.sort_unstable();
-        listed.sort_unstable();
-        assert_eq!(listed, known);
+    fn builds_fit_settings_and_games() {
+        for a in ALGORITHMS {
+            let Runner::Run(build) = a.runner else {
+                continue;
+            };
+            let (settings, othello8) = match build {
+                Build::QMlp => (matches!(a.settings, Settings::QMlp), false),
+                Build::Dqn | Build::DqnSelfPlay | Build::DqnCompetitive => {
+                    (a.settings == Settings::Dqn, false)
+                }
+                Build::Supervised => (matches!(a.settings, Settings::Supervised { .. }), true),
+                Build::ValueSelfPlay => (a.settings == Settings::ValueSelfPlay, true),
+            };
+            assert!(settings, "{}", a.name);
+            assert_eq!(a.games == Games::Only("othello8"), othello8, "{}", a.name);
+        }
     }
 }

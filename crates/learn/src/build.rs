@@ -1,12 +1,15 @@
-//! Building a [`Trainer`] for a run's settings: the one place that knows every algorithm's
-//! trainer type, so the run framework ([`crate::run`]) needs none of them.
+//! Building a [`Trainer`] for a run's settings from its registry entry's [`Build`]: the one
+//! place that knows every algorithm's trainer type, so the run framework ([`crate::run`])
+//! needs none of them.
 
 use game::Game;
 
+use crate::algos::{self, Build, Runner};
 use crate::competitive::CompetitiveTrainer;
+use crate::config::RunConfig;
 use crate::dqn::{DqnTrainer, SelfPlayTrainer};
 use crate::qmlp::QMlpTrainer;
-use crate::run::{Checkpoint, RunConfig, RunDir, RunError, Trainer};
+use crate::run::{Checkpoint, RunDir, RunError, Trainer};
 use crate::value::policy_iteration::ValueSelfPlayTrainer;
 use crate::value::supervised::SupervisedTrainer;
 
@@ -21,33 +24,42 @@ pub fn build_trainer<G: Game>(
     from: Option<&Checkpoint>,
 ) -> Result<Box<dyn Trainer<G>>, RunError> {
     config.validate()?;
-    let mut trainer: Box<dyn Trainer<G>> = match config.algo.as_str() {
-        "cnn-supervised" | "mlp-supervised" => {
-            let algo = if config.algo == "cnn-supervised" {
-                "cnn-supervised"
-            } else {
-                "mlp-supervised"
-            };
+    let algo = algos::find(&config.algo)
+        .ok_or_else(|| RunError::Settings(format!("unknown algorithm {:?}", config.algo)))?;
+    let Runner::Run(build) = algo.runner else {
+        return Err(RunError::Settings(format!(
+            "{} does not run in a run folder",
+            algo.name
+        )));
+    };
+    let dqn = || {
+        config
+            .dqn()
+            .cloned()
+            .ok_or_else(|| RunError::Settings("config.json has no dqn settings".into()))
+    };
+    let mut trainer: Box<dyn Trainer<G>> = match build {
+        Build::QMlp => Box::new(QMlpTrainer::<G>::new(config.q_mlp_config()?)),
+        Build::Dqn => Box::new(DqnTrainer::<G>::new(dqn()?)?),
+        Build::DqnSelfPlay => Box::new(SelfPlayTrainer::<G>::new(dqn()?)?),
+        Build::DqnCompetitive => Box::new(CompetitiveTrainer::<G>::new(dqn()?)?),
+        Build::Supervised => {
             let settings = config
-                .value
-                .clone()
+                .value()
+                .cloned()
                 .ok_or_else(|| RunError::Settings("no value settings".into()))?;
-            othello8_only::<G>(Box::new(SupervisedTrainer::new(algo, settings)?), algo)?
-        }
-        "cnn-selfplay" => {
-            let settings = config
-                .value_self_play
-                .clone()
-                .ok_or_else(|| RunError::Settings("no value_self_play settings".into()))?;
             othello8_only::<G>(
-                Box::new(ValueSelfPlayTrainer::new(settings)?),
-                "cnn-selfplay",
+                Box::new(SupervisedTrainer::new(algo.name, settings)?),
+                algo.name,
             )?
         }
-        "dqn" => Box::new(DqnTrainer::<G>::new(config.dqn_config()?)?),
-        "dqn-competitive" => Box::new(CompetitiveTrainer::<G>::new(config.dqn_config()?)?),
-        "dqn-self-play" => Box::new(SelfPlayTrainer::<G>::new(config.dqn_config()?)?),
-        _ => Box::new(QMlpTrainer::<G>::new(config.q_mlp_config()?)),
+        Build::ValueSelfPlay => {
+            let settings = config
+                .value_self_play()
+                .cloned()
+                .ok_or_else(|| RunError::Settings("no value_self_play settings".into()))?;
+            othello8_only::<G>(Box::new(ValueSelfPlayTrainer::new(settings)?), algo.name)?
+        }
     };
     if let Some(cp) = from {
         let checked = RunDir::checkpoint(&cp.path)?;

@@ -9,9 +9,11 @@ pub mod algos;
 pub mod build;
 pub mod checkpoint;
 pub mod competitive;
+pub mod config;
 pub mod dqn;
 pub mod encode;
 pub mod init;
+pub mod options;
 pub mod presets;
 pub mod qmlp;
 pub mod qtable;
@@ -25,6 +27,7 @@ pub mod value;
 
 pub use build::build_trainer;
 pub use competitive::{CompetitiveStats, CompetitiveTrainer};
+pub use config::{resume, AlgoSettings, RunConfig};
 pub use dqn::{
     evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
     EndReward, EpisodeStats, LearnFrom, Rewards, Seat, SelfPlayTrainer,
@@ -37,6 +40,4 @@ pub use qmlp::{QMlpAgent, QMlpConfig, QMlpNet, QMlpTrainer};
 pub use qtable::{QTable, QTableConfig, QTableProgress};
 pub use replay::{ReplayBuffer, ReplayError, Transition};
 pub use resnet::{QNet, QNetArch, PLANES};
-pub use run::{
-    resume, train, Checkpoint, Opponent, Progress, Resumed, RunConfig, RunDir, RunError, Trainer,
-};
+pub use run::{train, Checkpoint, Opponent, Progress, Resumed, RunDir, RunError, Trainer};

@@ -2,11 +2,12 @@
 //! DQN's three regimes; `seed001`: the Othello Q-learning MLP), as [`RunConfig`]s of the
 //! general trainers.
 
+use crate::config::{AlgoSettings, RunConfig};
 use crate::dqn::{Behaviour, DqnConfig, EndReward, LearnFrom, Rewards};
 use crate::encode::Encoding;
 use crate::qmlp::Defects;
 use crate::resnet::QNetArch;
-use crate::run::{RunConfig, RunError};
+use crate::run::RunError;
 
 /// Every preset with what it reproduces.
 pub const PRESETS: &[(&str, &str)] = &[
@@ -151,11 +152,8 @@ fn seed000(regime: Regime, opts: &PresetOptions) -> RunConfig {
         eval_games: 50,
         checkpoint_every: 100,
         opponent: "random".into(),
-        dqn: Some(seed000_dqn(regime, opts.seed, episodes)),
-        value: None,
-        value_self_play: None,
+        settings: AlgoSettings::Dqn(seed000_dqn(regime, opts.seed, episodes)),
         eval_opponents: Vec::new(),
-        q_mlp: None,
     }
 }
 
@@ -179,11 +177,8 @@ fn seed001(opts: &PresetOptions) -> RunConfig {
         // Not used by q-mlp, which trains against `q_mlp.opponent` (the run's `opponent` is
         // the DQN trainers' training opponent).
         opponent: "random".into(),
-        dqn: None,
-        value: None,
-        value_self_play: None,
         eval_opponents: Vec::new(),
-        q_mlp: Some(crate::run::QMlpSettings {
+        settings: AlgoSettings::QMlp(crate::qmlp::QMlpSettings {
             games_per_epoch: 10,
             gamma: 0.99,
             learning_rate: 0.03,

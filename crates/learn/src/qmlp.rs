@@ -174,6 +174,55 @@ pub enum QMlpOpponent {
     },
 }
 
+/// The Q-learning MLP's settings in `config.json`. The design's settings (`learner`,
+/// `opponent`, `init`, `optimizer`, `defects`) came later: a `config.json` without them loads
+/// with their defaults, the corrected trainer it was written by.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct QMlpSettings {
+    /// Games per epoch (one gradient step per game with Adam, one per epoch with SGD).
+    pub games_per_epoch: usize,
+    /// Discount.
+    pub gamma: f32,
+    /// Learning rate of the optimizer.
+    pub learning_rate: f64,
+    /// Seed of the network and the games.
+    pub seed: u64,
+    /// Which colour the learner takes (default: alternating).
+    #[serde(default)]
+    pub learner: QMlpLearner,
+    /// The training opponent (default: uniformly random; not the run's `opponent`, which
+    /// q-mlp does not use).
+    #[serde(default)]
+    pub opponent: QMlpOpponent,
+    /// How the networks are initialised (default: burn's).
+    #[serde(default)]
+    pub init: QMlpInit,
+    /// The optimizer and when it steps (default: Adam after each game).
+    #[serde(default)]
+    pub optimizer: QMlpOptimizer,
+    /// The design's code defects switched on (default: none).
+    #[serde(default)]
+    pub defects: Defects,
+}
+
+impl Default for QMlpSettings {
+    /// The corrected trainer's settings ([`QMlpConfig::default`]).
+    fn default() -> Self {
+        let c = QMlpConfig::default();
+        QMlpSettings {
+            games_per_epoch: c.games_per_epoch,
+            gamma: c.gamma,
+            learning_rate: c.learning_rate,
+            seed: c.seed,
+            learner: c.learner,
+            opponent: c.opponent,
+            init: c.init,
+            optimizer: c.optimizer,
+            defects: c.defects,
+        }
+    }
+}
+
 /// Settings of Q-MLP training. The defaults are the corrected trainer; the `seed001` preset
 /// ([`crate::presets`]) sets the design's learner, opponent, initialisation and optimizer.
 #[derive(Clone, Debug, PartialEq)]

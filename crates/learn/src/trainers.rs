@@ -11,7 +11,7 @@ use crate::checkpoint::{weights_bytes, Card};
 use crate::competitive::CompetitiveTrainer;
 use crate::dqn::{evaluate, DqnConfig, DqnLearner, DqnTrainer, SelfPlayTrainer};
 use crate::qmlp::{epsilon, QMlpAgent, QMlpTrainer};
-use crate::run::{AgentFactory, EpisodeRow, Export, RunError, Trainer};
+use crate::run::{AgentFactory, Cell, EpisodeRow, Export, RunError, Trainer};
 
 fn color_name(c: Color) -> &'static str {
     if c == Color::Black {
@@ -19,10 +19,6 @@ fn color_name(c: Color) -> &'static str {
     } else {
         "white"
     }
-}
-
-fn loss_field(l: Option<f64>) -> String {
-    l.map_or(String::new(), |l| format!("{l:.6}"))
 }
 
 /// A card without the file facts (name, sha256, size), which writing fills in.
@@ -153,15 +149,16 @@ impl<G: Game> Trainer<G> for DqnTrainer<G> {
         Ok(stats
             .into_iter()
             .map(|s| EpisodeRow {
-                fields: format!(
-                    "{},{},{},{:.4},{:.4},{},{replay},{steps}",
-                    s.episode,
-                    color_name(s.color),
-                    s.result,
-                    s.reward,
-                    s.epsilon,
-                    loss_field(s.loss)
-                ),
+                values: vec![
+                    Cell::count(s.episode),
+                    Cell::text(color_name(s.color)),
+                    Cell::Int(i64::from(s.result)),
+                    Cell::real(f64::from(s.reward), 4),
+                    Cell::real(s.epsilon, 4),
+                    Cell::maybe(s.loss, 6),
+                    Cell::count(replay),
+                    Cell::count(steps),
+                ],
                 won: s.result > 0,
                 loss: s.loss,
             })
@@ -193,15 +190,16 @@ impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
         Ok(stats
             .into_iter()
             .map(|s| EpisodeRow {
-                fields: format!(
-                    "{},{},{:.4},{:.4},{:.4},{},{replay},{steps}",
-                    s.episode,
-                    s.winner.map_or("draw", color_name),
-                    s.rewards[0],
-                    s.rewards[1],
-                    s.epsilon,
-                    loss_field(s.loss)
-                ),
+                values: vec![
+                    Cell::count(s.episode),
+                    Cell::text(s.winner.map_or("draw", color_name)),
+                    Cell::real(f64::from(s.rewards[0]), 4),
+                    Cell::real(f64::from(s.rewards[1]), 4),
+                    Cell::real(s.epsilon, 4),
+                    Cell::maybe(s.loss, 6),
+                    Cell::count(replay),
+                    Cell::count(steps),
+                ],
                 won: s.winner == Some(Color::Black),
                 loss: s.loss,
             })
@@ -237,16 +235,15 @@ impl<G: Game> Trainer<G> for CompetitiveTrainer<G> {
         Ok(stats
             .into_iter()
             .map(|s| EpisodeRow {
-                fields: format!(
-                    "{},{},{:.4},{:.4},{:.4},{},{}",
-                    s.episode,
-                    s.winner.map_or("draw", color_name),
-                    s.rewards[0],
-                    s.rewards[1],
-                    s.epsilon,
-                    loss_field(s.loss[0]),
-                    loss_field(s.loss[1])
-                ),
+                values: vec![
+                    Cell::count(s.episode),
+                    Cell::text(s.winner.map_or("draw", color_name)),
+                    Cell::real(f64::from(s.rewards[0]), 4),
+                    Cell::real(f64::from(s.rewards[1]), 4),
+                    Cell::real(s.epsilon, 4),
+                    Cell::maybe(s.loss[0], 6),
+                    Cell::maybe(s.loss[1], 6),
+                ],
                 won: s.winner == Some(Color::Black),
                 loss: s.loss[0],
             })
@@ -341,14 +338,15 @@ impl<G: Game> Trainer<G> for QMlpTrainer<G> {
             .iter()
             .enumerate()
             .map(|(k, &(color, result, loss))| EpisodeRow {
-                fields: format!(
-                    "{},{},{},{result},{:.4},{loss:.6},{}",
-                    before + k + 1,
-                    s.epoch,
-                    color_name(color),
-                    s.epsilon,
-                    s.wins
-                ),
+                values: vec![
+                    Cell::count(before + k + 1),
+                    Cell::count(s.epoch),
+                    Cell::text(color_name(color)),
+                    Cell::Int(i64::from(result)),
+                    Cell::real(s.epsilon, 4),
+                    Cell::real(loss, 6),
+                    Cell::count(s.wins),
+                ],
                 won: result > 0,
                 loss: Some(loss),
             })

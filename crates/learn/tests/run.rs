@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use game::Game;
 use gomoku::Gomoku9;
-use learn::run::{QMlpSettings, CHECKPOINTS};
+use learn::qmlp::QMlpSettings;
+use learn::run::CHECKPOINTS;
 use learn::{
-    build_trainer, resume, train, DqnConfig, Encoding, EndReward, Opponent, QNetArch, Rewards,
-    RunConfig, RunDir, RunError,
+    build_trainer, resume, train, AlgoSettings, DqnConfig, Encoding, EndReward, Opponent, QNetArch,
+    Rewards, RunConfig, RunDir, RunError,
 };
 use othello::Othello4;
 use search::{Agent, RandomAgent};
@@ -36,48 +37,49 @@ fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
         eval_games: 6,
         checkpoint_every: 8,
         opponent: "random".into(),
-        dqn: (algo != "q-mlp").then(|| DqnConfig {
-            arch: QNetArch::Resnet {
-                blocks: 1,
-                channels: 8,
-            },
-            parallel: 4,
-            batch_size: 16,
-            warmup: 24,
-            train_every: 4,
-            epsilon_decay: 32,
-            target_sync: 8,
-            seed: 5,
-            // The self-play trainer runs with the reference design's options, so resume and
-            // reproducibility cover them too.
-            encoding: if algo == "dqn-self-play" {
-                Encoding::Seed
-            } else {
-                Encoding::Stones
-            },
-            end_reward: if algo == "dqn-self-play" {
-                EndReward::Replace
-            } else {
-                EndReward::Add
-            },
-            steps_per_episode: usize::from(algo == "dqn-self-play"),
-            rewards: if algo == "dqn-self-play" {
-                Rewards::Seed
-            } else {
-                Rewards::Scaled
-            },
-            ..DqnConfig::default()
-        }),
-        value: None,
-        value_self_play: None,
+        settings: if algo == "q-mlp" {
+            AlgoSettings::QMlp(QMlpSettings {
+                games_per_epoch: 4,
+                gamma: 0.99,
+                learning_rate: 1e-3,
+                seed: 5,
+                ..QMlpSettings::default()
+            })
+        } else {
+            AlgoSettings::Dqn(DqnConfig {
+                arch: QNetArch::Resnet {
+                    blocks: 1,
+                    channels: 8,
+                },
+                parallel: 4,
+                batch_size: 16,
+                warmup: 24,
+                train_every: 4,
+                epsilon_decay: 32,
+                target_sync: 8,
+                seed: 5,
+                // The self-play trainer runs with the reference design's options, so resume and
+                // reproducibility cover them too.
+                encoding: if algo == "dqn-self-play" {
+                    Encoding::Seed
+                } else {
+                    Encoding::Stones
+                },
+                end_reward: if algo == "dqn-self-play" {
+                    EndReward::Replace
+                } else {
+                    EndReward::Add
+                },
+                steps_per_episode: usize::from(algo == "dqn-self-play"),
+                rewards: if algo == "dqn-self-play" {
+                    Rewards::Seed
+                } else {
+                    Rewards::Scaled
+                },
+                ..DqnConfig::default()
+            })
+        },
         eval_opponents: Vec::new(),
-        q_mlp: (algo == "q-mlp").then_some(QMlpSettings {
-            games_per_epoch: 4,
-            gamma: 0.99,
-            learning_rate: 1e-3,
-            seed: 5,
-            ..QMlpSettings::default()
-        }),
     }
 }
 
@@ -483,10 +485,10 @@ fn a_config_changed_since_the_checkpoint_is_refused_on_resume() {
         let log = std::fs::read_to_string(root.join("log.csv")).expect("log.csv");
         let mut edited = config.clone();
         edited.episodes = 32;
-        let changed = if let Some(q) = edited.q_mlp.as_mut() {
+        let changed = if let Some(q) = edited.q_mlp_mut() {
             q.games_per_epoch = 8;
             "q_mlp.games_per_epoch: 4 in the checkpoint, 8 now"
-        } else if let Some(d) = edited.dqn.as_mut() {
+        } else if let Some(d) = edited.dqn_mut() {
             d.arch = QNetArch::Resnet {
                 blocks: 1,
                 channels: 16,

@@ -171,7 +171,7 @@ fn a_seed_encoded_model_file_plays_as_the_network_it_was_saved_from() {
     .expect("preset");
     config.game = "othello4".into();
     config.eval_games = 2;
-    if let Some(d) = config.dqn.as_mut() {
+    if let Some(d) = config.dqn_mut() {
         d.arch = QNetArch::Resnet {
             blocks: 1,
             channels: 8,
@@ -202,7 +202,7 @@ fn a_seed_encoded_model_file_plays_as_the_network_it_was_saved_from() {
     // Fed the stone planes instead, the same weights cannot even be loaded into a network of
     // the other input width; fed the seed planes, the loaded agent plays like the saved one.
     let resumed = learn::DqnLearner::<Othello4>::load_state(
-        config.dqn.clone().expect("dqn"),
+        config.dqn().cloned().expect("dqn"),
         &std::fs::read_dir(root.join(learn::run::CHECKPOINTS))
             .expect("checkpoints")
             .filter_map(Result::ok)
@@ -236,7 +236,7 @@ fn the_seed000_presets_are_the_design() {
         ("seed000-competitive", Regime::Competitive),
     ] {
         let run = preset(name, &PresetOptions::default()).expect("preset");
-        let d = run.dqn.expect("dqn settings");
+        let d = run.dqn().cloned().expect("dqn settings");
         assert_eq!(run.game, "othello8");
         assert_eq!(run.episodes, regime.design_episodes());
         assert_eq!(run.checkpoint_every, 100, "a save every 100 episodes");

@@ -5,11 +5,11 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor};
 use learn::checkpoint::weights_bytes;
 use learn::presets::{preset, PresetOptions};
+use learn::qmlp::QMlpSettings;
 use learn::qmlp::{
     choose, opponent_move, q_targets, Defects, LearnerMove, QMlpInit, QMlpLearner, QMlpOpponent,
     QMlpOptimizer,
 };
-use learn::run::QMlpSettings;
 use learn::{build_trainer, QMlpConfig, QMlpNet, QMlpTrainer, RunConfig};
 use othello::Othello8;
 use rand::rngs::ChaCha8Rng;
@@ -125,7 +125,7 @@ fn config_files_written_before_the_design_settings_load_as_before() {
         }
     );
     let mut run = run_config(1, Defects::default());
-    run.q_mlp = Some(s);
+    run.settings = learn::AlgoSettings::QMlp(s);
     let c = run.q_mlp_config().expect("q-mlp");
     let today = QMlpConfig::default();
     assert_eq!(
@@ -145,7 +145,7 @@ fn config_files_written_before_the_design_settings_load_as_before() {
     // A random share outside [0, 1] is refused.
     for bad in [1.5, -0.1, f64::NAN] {
         let mut run = run_config(1, Defects::default());
-        if let Some(q) = run.q_mlp.as_mut() {
+        if let Some(q) = run.q_mlp_mut() {
             q.opponent = QMlpOpponent::Mixed { random: bad };
         }
         assert!(run.validate().is_err(), "random share {bad}");

@@ -19,7 +19,9 @@ use learn::value::{
     ValueInput, ValueMinimax, ValueModel, ValueNet, ValueSelfPlayConfig, ValueSelfPlayTrainer,
     CNN_ALGO, MLP_ALGO,
 };
-use learn::{build_trainer, resume, train, Mobility, Opponent, RunConfig, RunDir, RunError};
+use learn::{
+    build_trainer, resume, train, AlgoSettings, Mobility, Opponent, RunConfig, RunDir, RunError,
+};
 use othello::dataset::{
     frequency_train_len, sort_by_frequency, write_dataset, Part, Record, Split, StateKey,
     Symmetries,
@@ -172,7 +174,7 @@ fn supervised(arch: &str, data: &Path) -> SupervisedConfig {
 }
 
 /// A run of `algo` on 8x8 Othello: an evaluation (2 games) and a checkpoint every episode.
-fn run_config(algo: &str, episodes: usize) -> RunConfig {
+fn run_config(algo: &str, episodes: usize, settings: AlgoSettings) -> RunConfig {
     RunConfig {
         algo: algo.into(),
         game: "othello8".into(),
@@ -181,10 +183,7 @@ fn run_config(algo: &str, episodes: usize) -> RunConfig {
         eval_games: 2,
         checkpoint_every: 1,
         opponent: "random".into(),
-        dqn: None,
-        q_mlp: None,
-        value: None,
-        value_self_play: None,
+        settings,
         eval_opponents: Vec::new(),
     }
 }
@@ -418,7 +417,7 @@ fn supervised_training_learns_and_logs_the_exported_models_test_loss() {
             assert_eq!(rows.len(), 1, "{arch}: one row per epoch");
             let loss = rows[0].loss.expect("a loss");
             let (test, mse) = trainer.test_losses();
-            let fields: Vec<&str> = rows[0].fields.split(',').collect();
+            let fields: Vec<String> = rows[0].values.iter().map(ToString::to_string).collect();
             assert_eq!(
                 fields,
                 [
@@ -489,21 +488,20 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
     let base = made("resume-base");
     for algo in ["cnn-supervised", "mlp-supervised", "cnn-selfplay"] {
         let config = |episodes: usize| {
-            let mut c = run_config(algo, episodes);
-            match algo {
-                "cnn-supervised" => c.value = Some(cnn.clone()),
-                "mlp-supervised" => c.value = Some(mlp.clone()),
+            let settings = match algo {
+                "cnn-supervised" => AlgoSettings::Supervised(cnn.clone()),
+                "mlp-supervised" => AlgoSettings::Supervised(mlp.clone()),
                 _ => {
                     let from = base.join("base.safetensors");
                     let (card, _) = read_model(&from).expect("base model");
-                    c.value_self_play = Some(ValueSelfPlayConfig {
+                    AlgoSettings::ValueSelfPlay(ValueSelfPlayConfig {
                         depth: 1,
                         epochs_per_game: 2,
                         ..ValueSelfPlayConfig::paper(from, card.sha256, data.clone())
-                    });
+                    })
                 }
-            }
-            c
+            };
+            run_config(algo, episodes, settings)
         };
         let whole = folder(&format!("{algo}-whole"));
         run(&whole, &config(3), true, true).expect("whole run");
@@ -567,10 +565,10 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
             "{algo}: the same seed logged otherwise"
         );
         let mut other = config(3);
-        if let Some(v) = other.value.as_mut() {
+        if let Some(v) = other.value_mut() {
             v.seed += 1;
         }
-        if let Some(v) = other.value_self_play.as_mut() {
+        if let Some(v) = other.value_self_play_mut() {
             v.seed += 1;
         }
         let reseeded = folder(&format!("{algo}-reseeded"));
@@ -940,8 +938,11 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
 
     // A dataset folder without files, or without its test file.
     let empty = made("refusals-empty");
-    let mut config = run_config("cnn-supervised", 1);
-    config.value = Some(supervised("cnn:4,k3,8", &empty));
+    let config = run_config(
+        "cnn-supervised",
+        1,
+        AlgoSettings::Supervised(supervised("cnn:4,k3,8", &empty)),
+    );
     let e = error_of(build_trainer::<Othello8>(&config, None), "no dataset");
     let train_file = empty.join("merged-frequency-train.bin");
     assert!(
@@ -989,8 +990,11 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
         Symmetries::Merged,
         Split::Frequency(Part::Test),
     );
-    let mut config = run_config("mlp-supervised", 1);
-    config.value = Some(supervised("mlp:16", &wrong));
+    let config = run_config(
+        "mlp-supervised",
+        1,
+        AlgoSettings::Supervised(supervised("mlp:16", &wrong)),
+    );
     let e = error_of(
         build_trainer::<Othello8>(&config, None),
         "a game-split file",
@@ -1055,8 +1059,11 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
         "{e}"
     );
     // A cnn-supervised run of an MLP shape.
-    let mut config = run_config("cnn-supervised", 1);
-    config.value = Some(supervised("mlp:16", &data));
+    let config = run_config(
+        "cnn-supervised",
+        1,
+        AlgoSettings::Supervised(supervised("mlp:16", &data)),
+    );
     let e = error_of(build_trainer::<Othello8>(&config, None), "an mlp shape");
     assert!(
         e.to_string().contains("trains a cnn-minimax network"),

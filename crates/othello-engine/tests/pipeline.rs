@@ -2,7 +2,7 @@
 //! interrupted run resumes to the same files, and the output folder's policy holds.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use othello_engine::train::pipeline::{
     train_patterns, Chart, PatternRun, PipelineError, Report, Silent, Steps, PATTERN_RUN,
@@ -77,31 +77,27 @@ fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// Records what a run reports.
 #[derive(Default)]
 struct Recorder {
-    events: Mutex<Vec<String>>,
+    events: Arc<Mutex<Vec<String>>>,
 }
 
-struct Counted<'a>(&'a Recorder, String);
+struct Counted(Arc<Mutex<Vec<String>>>, String);
 
-impl Steps for Counted<'_> {
+impl Steps for Counted {
     fn set_position(&self, _: u64) {}
     fn inc(&self, _: u64) {}
     fn set_message(&self, _: String) {}
     fn finish(&self) {
-        self.0
-            .events
-            .lock()
-            .unwrap()
-            .push(format!("done {}", self.1));
+        self.0.lock().unwrap().push(format!("done {}", self.1));
     }
 }
 
 impl Report for Recorder {
-    fn steps(&self, total: u64, unit: &str) -> Box<dyn Steps + '_> {
+    fn steps(&self, total: u64, unit: &str) -> Arc<dyn Steps> {
         self.events
             .lock()
             .unwrap()
             .push(format!("{unit} ({total})"));
-        Box::new(Counted(self, unit.to_string()))
+        Arc::new(Counted(Arc::clone(&self.events), unit.to_string()))
     }
     fn note(&self, line: &str) {
         self.events.lock().unwrap().push(format!("note {line}"));
@@ -125,7 +121,7 @@ fn a_run_reports_each_phase_and_resumes_to_the_same_files() {
     let a = scratch("a");
     let recorder = Recorder::default();
     train_patterns(&run(&a), &recorder).unwrap();
-    let events = recorder.events.into_inner().unwrap();
+    let events = recorder.events.lock().unwrap().clone();
     for expected in [
         "games labelled (24)",
         "stages fitted (16)",

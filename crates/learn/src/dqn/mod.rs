@@ -290,6 +290,12 @@ pub enum DqnError {
     Config(String),
 }
 
+impl From<DqnError> for crate::run::RunError {
+    fn from(e: DqnError) -> Self {
+        crate::run::RunError::Trainer(Box::new(e))
+    }
+}
+
 /// Input planes for a batch of stored (mover cells, Black to move) pairs:
 /// `[batch, planes, n, n]`, as `encoding` encodes them.
 pub(crate) fn planes(

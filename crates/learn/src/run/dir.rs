@@ -599,13 +599,16 @@ impl RunDir {
 
     /// Checks that `config.json` holds the settings `checkpoint` was trained under (the copy
     /// the checkpoint keeps; checkpoints written before it kept one pass), both read as a
-    /// [`RunConfig`](super::RunConfig) so that defaults written out later compare equal. The
+    /// `C` so that defaults written out later compare equal. The
     /// total of episodes is left aside (a resume may raise it), and so are the paths of the
     /// files a run reads (`data`, `from`), which may move.
     ///
     /// # Errors
     /// [`RunError::BadConfig`] naming the settings that differ.
-    pub fn check_config_of(&self, checkpoint: &Checkpoint) -> Result<(), RunError> {
+    pub fn check_config_of<C: super::RunSpec>(
+        &self,
+        checkpoint: &Checkpoint,
+    ) -> Result<(), RunError> {
         let kept = checkpoint.path.join(CONFIG);
         let Ok(then) = read_regular(&kept, MAX_SMALL_FILE) else {
             return Ok(());
@@ -616,7 +619,7 @@ impl RunDir {
             source,
         })?;
         let parse = |bytes: &[u8]| -> Option<serde_json::Value> {
-            let config: super::RunConfig = serde_json::from_slice(bytes).ok()?;
+            let config: C = serde_json::from_slice(bytes).ok()?;
             serde_json::to_value(config).ok()
         };
         // A copy this version cannot read says nothing either way.

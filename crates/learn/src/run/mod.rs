@@ -11,7 +11,8 @@ use std::time::Instant;
 use arena::{ColourWdl, VersusSettings};
 use game::Game;
 use search::Agent;
-use serde::{Deserialize, Serialize};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 pub use dir::{
     json_differences, Checkpoint, CsvLog, Export, RunDir, CHECKPOINTS, CONFIG, DAMAGED, EVAL,
@@ -19,10 +20,6 @@ pub use dir::{
 };
 
 use crate::checkpoint::ModelError;
-use crate::dqn::{DqnConfig, DqnError};
-use crate::qmlp::{Defects, QMlpConfig, QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer};
-use crate::value::policy_iteration::ValueSelfPlayConfig;
-use crate::value::supervised::SupervisedConfig;
 
 /// The header of `eval.csv`.
 pub const EVAL_HEADER: &str = "episode,learner,opponent,games,win_rate,score,black_won,\
@@ -122,159 +119,41 @@ pub enum RunError {
     /// Model or state files.
     #[error(transparent)]
     Model(#[from] ModelError),
-    /// Training failed.
+    /// A trainer's own step failed.
     #[error(transparent)]
-    Dqn(#[from] DqnError),
+    Trainer(Box<dyn std::error::Error + Send + Sync>),
     /// An evaluation game failed.
     #[error("evaluation: {0}")]
     Eval(#[from] search::driver::DriverError),
 }
 
-/// What `config.json` holds: the algorithm, the game and the schedule, and the algorithm's own
-/// settings.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunConfig {
-    /// `dqn`, `dqn-self-play`, `dqn-competitive` or `q-mlp`.
-    pub algo: String,
-    /// The game id (`othello8`, `gomoku9`, ...), written on the model cards.
-    pub game: String,
-    /// Training games in all.
-    pub episodes: usize,
-    /// Evaluate every this many episodes: after the first round that reaches each multiple
-    /// (rounds play [`RunConfig::round_games`] games; see [`RunConfig::event_episodes`]).
-    pub eval_every: usize,
-    /// Games per evaluation and opponent, colours alternating.
-    pub eval_games: usize,
-    /// Checkpoint every this many episodes, after the first round that reaches each multiple.
-    pub checkpoint_every: usize,
-    /// The training opponent's spec (dqn).
-    pub opponent: String,
-    /// DQN settings (`dqn`, `dqn-competitive`).
-    #[serde(default)]
-    pub dqn: Option<DqnConfig>,
-    /// Q-learning MLP settings (`q-mlp`).
-    #[serde(default)]
-    pub q_mlp: Option<QMlpSettings>,
-    /// Supervised value-network settings (`cnn-supervised`, `mlp-supervised`; one episode is
-    /// one epoch).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<SupervisedConfig>,
-    /// Self-play policy iteration settings (`cnn-selfplay`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value_self_play: Option<ValueSelfPlayConfig>,
-    /// The evaluation opponents' specs (empty: `random` and `greedy`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub eval_opponents: Vec<String>,
-}
-
-/// The Q-learning MLP's settings in `config.json`. The design's settings (`learner`,
-/// `opponent`, `init`, `optimizer`, `defects`) came later: a `config.json` without them loads
-/// with their defaults, the corrected trainer it was written by.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct QMlpSettings {
-    /// Games per epoch (one gradient step per game with Adam, one per epoch with SGD).
-    pub games_per_epoch: usize,
-    /// Discount.
-    pub gamma: f32,
-    /// Learning rate of the optimizer.
-    pub learning_rate: f64,
-    /// Seed of the network and the games.
-    pub seed: u64,
-    /// Which colour the learner takes (default: alternating).
-    #[serde(default)]
-    pub learner: QMlpLearner,
-    /// The training opponent (default: uniformly random; not the run's `opponent`, which
-    /// q-mlp does not use).
-    #[serde(default)]
-    pub opponent: QMlpOpponent,
-    /// How the networks are initialised (default: burn's).
-    #[serde(default)]
-    pub init: QMlpInit,
-    /// The optimizer and when it steps (default: Adam after each game).
-    #[serde(default)]
-    pub optimizer: QMlpOptimizer,
-    /// The design's code defects switched on (default: none).
-    #[serde(default)]
-    pub defects: Defects,
-}
-
-impl Default for QMlpSettings {
-    /// The corrected trainer's settings ([`QMlpConfig::default`]).
-    fn default() -> Self {
-        let c = QMlpConfig::default();
-        QMlpSettings {
-            games_per_epoch: c.games_per_epoch,
-            gamma: c.gamma,
-            learning_rate: c.learning_rate,
-            seed: c.seed,
-            learner: c.learner,
-            opponent: c.opponent,
-            init: c.init,
-            optimizer: c.optimizer,
-            defects: c.defects,
-        }
-    }
-}
-
-/// The algorithms [`crate::build::build_trainer`] knows.
-pub const ALGOS: [&str; 7] = [
-    "dqn",
-    "dqn-self-play",
-    "dqn-competitive",
-    "q-mlp",
-    "cnn-supervised",
-    "mlp-supervised",
-    "cnn-selfplay",
-];
-
-/// The algorithms that train on 8x8 Othello only (the WTHOR value dataset).
-pub const OTHELLO8_ALGOS: [&str; 3] = ["cnn-supervised", "mlp-supervised", "cnn-selfplay"];
-
 /// The largest learning rate a run takes (larger ones only turn the weights to NaN).
 pub const MAX_LEARNING_RATE: f64 = 10.0;
 
-impl RunConfig {
-    /// Games in one training round (the games played at once; q-mlp: an epoch). Evaluations
-    /// and checkpoints happen between rounds.
-    #[must_use]
-    pub fn round_games(&self) -> usize {
-        match (&self.dqn, &self.q_mlp) {
-            (_, Some(q)) if self.algo == "q-mlp" => q.games_per_epoch.max(1),
-            (Some(d), _) => d.parallel.max(1),
-            _ => 1,
-        }
-    }
+/// What the framework reads of a run's settings: its algorithm and game, its length and its
+/// schedule of evaluations and checkpoints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// The algorithm's name.
+    pub algo: String,
+    /// The game id.
+    pub game: String,
+    /// Training games in all.
+    pub episodes: usize,
+    /// Evaluate every this many episodes (after the first round that reaches each multiple).
+    pub eval_every: usize,
+    /// Games per evaluation and opponent, colours alternating.
+    pub eval_games: usize,
+    /// Checkpoint every this many episodes (after the first round that reaches each multiple).
+    pub checkpoint_every: usize,
+}
 
-    /// The episodes after which something scheduled `every` episodes happens, from a run at
-    /// episode `from`: the end of the first round that reaches each multiple of `every`, and
-    /// the last episode. Equal to the multiples themselves when `every` is a multiple of
-    /// [`Self::round_games`].
-    #[must_use]
-    pub fn event_episodes(&self, every: usize, from: usize) -> Vec<usize> {
-        let (round, every) = (self.round_games(), every.max(1));
-        let mut at = Vec::new();
-        let mut now = from;
-        while now < self.episodes {
-            let before = now;
-            now = (now + round).min(self.episodes);
-            if now / every > before / every || now == self.episodes {
-                at.push(now);
-            }
-        }
-        at
-    }
-    /// Checks that the schedule and the algorithm's settings are usable.
+impl Schedule {
+    /// Checks that the schedule is usable.
     ///
     /// # Errors
     /// [`RunError::Settings`] naming the problem.
     pub fn validate(&self) -> Result<(), RunError> {
-        if !ALGOS.contains(&self.algo.as_str()) {
-            return Err(RunError::Settings(format!(
-                "unknown algorithm {:?} (known: {})",
-                self.algo,
-                ALGOS.join(", ")
-            )));
-        }
         if self.episodes == 0 {
             return Err(RunError::Settings("episodes must be at least 1".into()));
         }
@@ -289,122 +168,31 @@ impl RunConfig {
                 self.eval_games
             )));
         }
-        if OTHELLO8_ALGOS.contains(&self.algo.as_str()) && self.game != "othello8" {
-            return Err(RunError::Settings(format!(
-                "{} trains on othello8 only, not {}",
-                self.algo, self.game
-            )));
-        }
-        match self.algo.as_str() {
-            "cnn-supervised" | "mlp-supervised" => {
-                let v = self.value.as_ref().ok_or_else(|| {
-                    RunError::Settings(format!("a {} run needs value settings", self.algo))
-                })?;
-                let want = if self.algo == "cnn-supervised" {
-                    crate::value::CNN_ALGO
-                } else {
-                    crate::value::MLP_ALGO
-                };
-                if v.arch.algo() != want {
-                    return Err(RunError::Settings(format!(
-                        "{} trains a {want} network, not {}",
-                        self.algo,
-                        v.arch.label()
-                    )));
-                }
-                return v.validate().map_err(RunError::Settings);
-            }
-            "cnn-selfplay" => {
-                return self
-                    .value_self_play
-                    .as_ref()
-                    .ok_or_else(|| {
-                        RunError::Settings(
-                            "a cnn-selfplay run needs value_self_play settings".into(),
-                        )
-                    })?
-                    .validate()
-                    .map_err(RunError::Settings);
-            }
-            _ => {}
-        }
-        match (self.algo.as_str(), &self.dqn, &self.q_mlp) {
-            ("q-mlp", _, Some(q)) => {
-                if q.games_per_epoch == 0 {
-                    return Err(RunError::Settings(
-                        "games_per_epoch must be at least 1".into(),
-                    ));
-                }
-                if !(q.learning_rate > 0.0 && q.learning_rate <= MAX_LEARNING_RATE) {
-                    return Err(RunError::Settings(format!(
-                        "learning rate must be above 0 and at most {MAX_LEARNING_RATE}, not {}",
-                        q.learning_rate
-                    )));
-                }
-                if !(0.0..=1.0).contains(&q.gamma) {
-                    return Err(RunError::Settings(format!(
-                        "gamma must be within [0, 1], not {}",
-                        q.gamma
-                    )));
-                }
-                if let QMlpOpponent::Mixed { random } = q.opponent {
-                    if !(0.0..=1.0).contains(&random) {
-                        return Err(RunError::Settings(format!(
-                            "the opponent's random share must be in [0, 1], not {random}"
-                        )));
-                    }
-                }
-                Ok(())
-            }
-            ("q-mlp", _, None) => Err(RunError::Settings(
-                "a q-mlp run needs q_mlp settings".into(),
-            )),
-            (_, Some(d), _) => d.validate().map_err(RunError::Settings),
-            (algo, None, _) => Err(RunError::Settings(format!(
-                "a {algo} run needs dqn settings"
-            ))),
-        }
+        Ok(())
     }
+}
 
-    /// The settings of the Q-learning MLP trainer: `q_mlp`, with as many epochs as it takes
-    /// to play `episodes` games.
+/// The settings a run's `config.json` holds, as the framework sees them: the registry's
+/// [`RunConfig`](crate::config::RunConfig) implements it, so the framework names no algorithm.
+pub trait RunSpec: Serialize + DeserializeOwned {
+    /// Its schedule.
+    fn schedule(&self) -> Schedule;
+    /// Sets a new total of episodes (a resume's).
+    fn set_episodes(&mut self, episodes: usize);
+    /// Checks the schedule and the algorithm's settings.
     ///
     /// # Errors
-    /// [`RunError::Settings`] when there are no `q_mlp` settings.
-    pub fn q_mlp_config(&self) -> Result<QMlpConfig, RunError> {
-        let s = self
-            .q_mlp
-            .as_ref()
-            .ok_or_else(|| RunError::Settings("config.json has no q_mlp settings".into()))?;
-        let per = s.games_per_epoch.max(1);
-        Ok(QMlpConfig {
-            epochs: self.episodes.div_ceil(per),
-            games_per_epoch: per,
-            gamma: s.gamma,
-            learning_rate: s.learning_rate,
-            seed: s.seed,
-            learner: s.learner,
-            opponent: s.opponent,
-            init: s.init,
-            optimizer: s.optimizer,
-            defects: s.defects,
-        })
-    }
-
-    pub(crate) fn dqn_config(&self) -> Result<DqnConfig, RunError> {
-        self.dqn
-            .clone()
-            .ok_or_else(|| RunError::Settings("config.json has no dqn settings".into()))
-    }
+    /// [`RunError::Settings`] naming the problem.
+    fn validate(&self) -> Result<(), RunError>;
 }
 
 /// A run opened by [`resume`] to continue it.
 #[derive(Debug)]
-pub struct Resumed {
+pub struct Resumed<C> {
     /// The run folder.
     pub dir: RunDir,
     /// Its settings (with the new total of episodes when one was asked for).
-    pub config: RunConfig,
+    pub config: C,
     /// The checkpoint to continue from (`None`: the run starts over).
     pub from: Option<Checkpoint>,
     /// What the user should be told: each newer checkpoint passed over as damaged or
@@ -429,25 +217,26 @@ pub struct Resumed {
 /// [`RunError::NoUsableCheckpoint`] (checkpoints there, none usable), or [`RunError::Io`];
 /// nothing is changed then (but for an [`RunError::Io`] while renaming a damaged folder: the
 /// next resume passes over that folder again).
-pub fn resume(
+pub fn resume<C: RunSpec>(
     root: &std::path::Path,
     algo: &str,
     game: &str,
     episodes: Option<usize>,
-) -> Result<Resumed, RunError> {
+) -> Result<Resumed<C>, RunError> {
     let dir = RunDir::open(root)?;
-    let mut config: RunConfig = dir.read_config()?;
-    if config.algo != algo || config.game != game {
+    let mut config: C = dir.read_config()?;
+    let stored = config.schedule();
+    if stored.algo != algo || stored.game != game {
         return Err(RunError::Mismatch {
             path: root.to_path_buf(),
-            algo: config.algo,
-            game: config.game,
+            algo: stored.algo,
+            game: stored.game,
             want_algo: algo.into(),
             want_game: game.into(),
         });
     }
     if let Some(episodes) = episodes {
-        config.episodes = episodes;
+        config.set_episodes(episodes);
     }
     config.validate().map_err(|e| RunError::BadConfig {
         path: dir.file(CONFIG),
@@ -466,7 +255,7 @@ pub fn resume(
         }
     }
     if let Some(cp) = &checkpoint {
-        dir.check_config_of(cp)?;
+        dir.check_config_of::<C>(cp)?;
         dir.check_log(cp.episode)?;
         dir.check_eval_log(cp)?;
     }
@@ -519,12 +308,79 @@ pub struct Opponent<'a, G: Game> {
     pub make: Box<AgentFactory<'a, G>>,
 }
 
+/// One value of a `log.csv` row, typed: written as a CSV field by [`train`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// A whole number.
+    Int(i64),
+    /// A real number, written with `decimals` decimals.
+    Real {
+        /// The value.
+        value: f64,
+        /// Decimals written.
+        decimals: u8,
+    },
+    /// A word (no commas).
+    Text(String),
+    /// No value (an empty field): a loss before learning starts, say.
+    Empty,
+}
+
+impl Cell {
+    /// A count or episode number.
+    #[must_use]
+    pub fn count<N: TryInto<i64>>(n: N) -> Cell {
+        Cell::Int(n.try_into().unwrap_or(i64::MAX))
+    }
+
+    /// `value` with `decimals` decimals.
+    #[must_use]
+    pub fn real(value: f64, decimals: u8) -> Cell {
+        Cell::Real { value, decimals }
+    }
+
+    /// `value` with `decimals` decimals, or an empty field.
+    #[must_use]
+    pub fn maybe(value: Option<f64>, decimals: u8) -> Cell {
+        value.map_or(Cell::Empty, |v| Cell::real(v, decimals))
+    }
+
+    /// A word.
+    #[must_use]
+    pub fn text(word: impl Into<String>) -> Cell {
+        Cell::Text(word.into())
+    }
+
+    /// Its number, when it has one.
+    #[must_use]
+    pub fn number(&self) -> Option<f64> {
+        match self {
+            Cell::Int(n) => Some(*n as f64),
+            Cell::Real { value, .. } => Some(*value),
+            Cell::Text(_) | Cell::Empty => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Cell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cell::Int(n) => write!(f, "{n}"),
+            Cell::Real { value, decimals } => write!(f, "{value:.*}", usize::from(*decimals)),
+            // A comma would split the column.
+            Cell::Text(word) => f.write_str(&word.replace(',', ";")),
+            Cell::Empty => Ok(()),
+        }
+    }
+}
+
 /// One training episode's row of `log.csv` (without the trailing `seconds` column, which
 /// [`train`] adds) and what a progress display shows of it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EpisodeRow {
-    /// The CSV fields, starting with the episode number.
-    pub fields: String,
+    /// Its values, one per column of the trainer's [`Trainer::log_header`], starting with the
+    /// episode number.
+    pub values: Vec<Cell>,
     /// Whether the learner (the black one, in competitive training) won.
     pub won: bool,
     /// The learner's loss, when it learned.
@@ -679,15 +535,17 @@ fn eval_row(episode: usize, who: &str, opp: &str, r: &ColourWdl) -> String {
 ///
 /// # Errors
 /// [`RunError`] when a round, an evaluation or a write fails; what was checkpointed stays.
-pub fn train<G: Game>(
+pub fn train<G: Game, C: RunSpec>(
     dir: &RunDir,
-    config: &RunConfig,
+    config: &C,
     trainer: &mut dyn Trainer<G>,
     opponent: &AgentFactory<'_, G>,
     evals: &[Opponent<'_, G>],
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Summary, RunError> {
     config.validate()?;
+    let config = &config.schedule();
+    let columns = trainer.log_header().split(',').count();
     let started_at = trainer.episode();
     // Rows after the episode training resumes from (or any, for a run starting over) came
     // from the run that was stopped: they go now, not before the trainer was built.
@@ -741,7 +599,15 @@ pub fn train<G: Game>(
         let rows = trainer.round(config.episodes - before, opponent)?;
         let seconds = started.elapsed().as_secs_f64();
         for row in &rows {
-            log.row(&format!("{},{seconds:.1}", row.fields))?;
+            if row.values.len() != columns {
+                return Err(RunError::Settings(format!(
+                    "{}: a log row of {} values for the {columns} columns of its header",
+                    trainer.algo(),
+                    row.values.len()
+                )));
+            }
+            let fields: Vec<String> = row.values.iter().map(ToString::to_string).collect();
+            log.row(&format!("{},{seconds:.1}", fields.join(",")))?;
         }
         log.flush()?;
         let now = trainer.episode();

@@ -30,7 +30,7 @@ use super::net::{card_arch, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALG
 use super::positions::self_play_starts;
 use super::supervised::{adam, counter, evaluate_value_net, load_training, save_training};
 use crate::checkpoint::{load_weights, read_model, weights_bytes, Card, ModelError};
-use crate::run::{AgentFactory, EpisodeRow, Export, RunError, Trainer};
+use crate::run::{AgentFactory, Cell, EpisodeRow, Export, RunError, Trainer};
 use search::{Agent, Budget};
 
 /// The model file each checkpoint folder of a self-play run holds (with its card).
@@ -340,15 +340,16 @@ impl Trainer<Othello8> for ValueSelfPlayTrainer {
             "white"
         };
         Ok(vec![EpisodeRow {
-            fields: format!(
-                "{},{},{colour},{},{},{},{loss:.6},{}",
-                self.episode,
-                start.board_string().replace(' ', ""),
-                game.learner_result,
-                game.plies,
-                game.positions.len(),
-                self.steps
-            ),
+            values: vec![
+                Cell::count(self.episode),
+                Cell::text(start.board_string().replace(' ', "")),
+                Cell::text(colour),
+                Cell::Int(i64::from(game.learner_result)),
+                Cell::count(game.plies),
+                Cell::count(game.positions.len()),
+                Cell::real(loss, 6),
+                Cell::count(self.steps),
+            ],
             won: game.learner_result > 0,
             loss: Some(loss),
         }])

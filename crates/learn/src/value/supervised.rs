@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::agent::{ValueEvaluator, ValueMinimax};
 use super::net::{card_arch, ValueArch, ValueInput, ValueNet};
 use crate::checkpoint::{weights_bytes, write_atomic, Card, ModelError};
-use crate::run::{AgentFactory, EpisodeRow, Export, RunError, StepProgress, Trainer};
+use crate::run::{AgentFactory, Cell, EpisodeRow, Export, RunError, StepProgress, Trainer};
 
 /// Which symmetry form of the dataset to train on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -609,10 +609,13 @@ impl Trainer<Othello8> for SupervisedTrainer {
         let train = self.epoch();
         let (test, mse) = self.test_losses();
         Ok(vec![EpisodeRow {
-            fields: format!(
-                "{},{train:.6},{test:.6},{mse:.6},{}",
-                self.epoch, self.steps
-            ),
+            values: vec![
+                Cell::count(self.epoch),
+                Cell::real(train, 6),
+                Cell::real(test, 6),
+                Cell::real(mse, 6),
+                Cell::count(self.steps),
+            ],
             won: false,
             loss: Some(train),
         }])

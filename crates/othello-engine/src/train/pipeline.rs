@@ -113,9 +113,12 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PipelineError + '_ {
 }
 
 /// One phase's progress: steps done of its total, and a line about it.
-pub trait Steps: Sync {
+pub trait Steps: Send + Sync {
     /// `done` steps so far.
     fn set_position(&self, done: u64);
+    /// Forget the rate so far (after a jump to where a resumed run stands), so an estimate
+    /// of the time left counts only the steps from here.
+    fn reset_eta(&self) {}
     /// `n` more steps done.
     fn inc(&self, n: u64);
     /// A line about the phase ("held-out error 3.21 discs").
@@ -135,12 +138,15 @@ pub struct Chart {
     pub y_label: String,
     /// The lines: a name and its points.
     pub lines: Vec<(String, Vec<(f64, f64)>)>,
+    /// The vertical range, when fixed (otherwise the points').
+    pub range: Option<(f64, f64)>,
 }
 
 /// Where a run reports: each phase's progress, news between phases, warnings, and its charts.
 pub trait Report: Sync {
-    /// Progress of a phase of `total` steps counted in `unit` ("games labelled").
-    fn steps(&self, total: u64, unit: &str) -> Box<dyn Steps + '_>;
+    /// Progress of a phase of `total` steps counted in `unit` ("games labelled"): a handle
+    /// that may outlive the call (a trainer keeps one for its inner steps).
+    fn steps(&self, total: u64, unit: &str) -> Arc<dyn Steps>;
     /// A line of news (what a phase gave); a quiet caller drops it.
     fn note(&self, line: &str);
     /// A line the caller should always show (games left out).
@@ -164,8 +170,8 @@ impl Steps for Silent {
 }
 
 impl Report for Silent {
-    fn steps(&self, _: u64, _: &str) -> Box<dyn Steps + '_> {
-        Box::new(Silent)
+    fn steps(&self, _: u64, _: &str) -> Arc<dyn Steps> {
+        Arc::new(Silent)
     }
     fn note(&self, _: &str) {}
     fn warn(&self, _: &str) {}
@@ -950,6 +956,7 @@ pub fn train_patterns(run: &PatternRun<'_>, report: &dyn Report) -> Result<(), P
             line("training", |r| r.train_mae),
             line("held out", |r| r.test_mae),
         ],
+        range: None,
     };
     let mae = plots.join("mae.png");
     report
@@ -1111,6 +1118,7 @@ fn fit_correction(
             band("patterns", |b| b.2),
             band("patterns + correction", |b| b.3),
         ],
+        range: None,
     };
     let path = plots.join("correction.png");
     report
