@@ -92,9 +92,3 @@ fn build(args: &WthorArgs) -> Result<()> {
 pub fn wthor_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(wthor::wthor_files(dir)?)
 }
-
-/// Every decision point of the WTHOR games in `wthor` merged over the 8 symmetries and
-/// aggregated per state (see [`wthor::merged_states`]).
-pub fn merged_states(wthor: &Path) -> Result<Vec<othello::dataset::Record>> {
-    Ok(wthor::merged_states(wthor)?)
-}

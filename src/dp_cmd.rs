@@ -2,16 +2,13 @@
 //! the resulting `dp` agent against the exact solver. Each sweep prints its number and its largest
 //! update (the most any position's value changed in it).
 
-use std::time::{Duration, Instant};
-
 use anyhow::{bail, Result};
 use clap::Args;
-use game::{Color, Game};
 use othello::Othello4;
-use othello_engine::Solver;
 use search::{ValueIterationConfig, ValueTable};
 
 use crate::games::GameId;
+use lab::dp::{check_against_solver, update_text};
 
 /// Arguments of `stonelab dp`.
 #[derive(Args, Debug)]
@@ -98,76 +95,4 @@ pub fn run(args: &DpArgs) -> Result<()> {
         bail!("dp disagrees with the exact solver at {wrong} positions");
     }
     Ok(())
-}
-
-/// A sweep's largest update as text: whole numbers without decimals (`100`, `0`), others to six
-/// places.
-#[must_use]
-pub fn update_text(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        format!("{x:.6}")
-    }
-}
-
-/// What [`check_against_solver`] found.
-#[derive(Clone, Debug)]
-pub struct SolverCheck {
-    /// Positions with a move that were checked.
-    pub checked: usize,
-    /// Of those, positions where the table's value or its move disagrees with the solver.
-    pub wrong: usize,
-    /// The exact margin of the start for black (empties to the winner).
-    pub start_margin: i32,
-    /// Time of the check.
-    pub time: Duration,
-}
-
-/// Checks every reachable position with a move against the exact solver: the table's value must
-/// have the sign (win, draw, loss) of the exact score, and the `dp` agent's move (the first best
-/// move) must keep the perfect-play result.
-#[must_use]
-pub fn check_against_solver(table: &ValueTable<Othello4, u128>) -> SolverCheck {
-    let t = Instant::now();
-    let mut solver = Solver::<4>::new(18);
-    let (mut checked, mut wrong) = (0usize, 0usize);
-    for pos in table.positions().iter().filter(|p| !p.is_over()) {
-        let exact = solver.solve(pos).score;
-        let moves = table.best_moves(pos);
-        let Some(&mv) = moves.first() else { continue };
-        let after = pos.play_unchecked(mv);
-        let got = if after.is_over() {
-            after
-                .outcome()
-                .map_or(0, |o| o.score_for(pos.side_to_move()))
-        } else {
-            -solver.solve(&after).score
-        };
-        let sign = if pos.side_to_move() == Color::Black {
-            1.0
-        } else {
-            -1.0
-        };
-        // f64::signum(0.0) is 1: compare explicit win/draw/loss classes.
-        let class = |x: f64| match x.partial_cmp(&0.0) {
-            Some(std::cmp::Ordering::Greater) => 1,
-            Some(std::cmp::Ordering::Less) => -1,
-            _ => 0,
-        };
-        let value_ok = table
-            .value(pos)
-            .is_some_and(|v| class(sign * v) == exact.signum());
-        if got.signum() != exact.signum() || !value_ok {
-            wrong += 1;
-        }
-        checked += 1;
-    }
-    let start_margin = solver.solve(&Othello4::new()).score;
-    SolverCheck {
-        checked,
-        wrong,
-        start_margin,
-        time: t.elapsed(),
-    }
 }

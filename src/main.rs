@@ -22,7 +22,6 @@ mod nboard_cmd;
 mod patterns_cmd;
 mod perft_cmd;
 mod play;
-mod plots;
 mod progress;
 mod reproduce;
 mod serve_cmd;

@@ -3,9 +3,11 @@
 //! shows that it is moving.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use othello_engine::train::pipeline::{Chart, Report, Steps};
 
 /// How often a plain progress line is written when standard error is not a terminal.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -112,6 +114,66 @@ fn plain_line(bar: &ProgressBar, unit: &str) -> String {
             )
         }
         _ => format!("{unit}: {elapsed} s elapsed{tail}"),
+    }
+}
+
+/// The binary's [`Report`]: progress bars and news on standard error (hidden when `quiet`;
+/// warnings always shown), charts drawn with [`lab::plots`].
+pub struct Terminal {
+    /// No progress bars and no news (warnings are still shown).
+    pub quiet: bool,
+}
+
+struct Bar(ProgressBar);
+
+impl Steps for Bar {
+    fn set_position(&self, done: u64) {
+        self.0.set_position(done);
+    }
+    fn reset_eta(&self) {
+        self.0.reset_eta();
+    }
+    fn inc(&self, n: u64) {
+        self.0.inc(n);
+    }
+    fn set_message(&self, message: String) {
+        self.0.set_message(message);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+impl Report for Terminal {
+    fn steps(&self, total: u64, unit: &str) -> std::sync::Arc<dyn Steps> {
+        std::sync::Arc::new(Bar(bar(self.quiet, total, unit)))
+    }
+    fn note(&self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+    fn warn(&self, line: &str) {
+        eprintln!("{line}");
+    }
+    fn chart(&self, path: &Path, chart: &Chart) -> Result<(), String> {
+        let lines: Vec<lab::plots::Series> = chart
+            .lines
+            .iter()
+            .map(|(name, points)| lab::plots::Series {
+                name: name.clone(),
+                points: points.clone(),
+            })
+            .collect();
+        lab::plots::line_chart(
+            path,
+            &chart.title,
+            &chart.x_label,
+            &chart.y_label,
+            &lines,
+            chart.range,
+        )
+        .map_err(|e| format!("{e:#}"))
     }
 }
 

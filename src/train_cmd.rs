@@ -2,20 +2,17 @@
 //! `config.json`, per-episode `log.csv`, evaluations in `eval.csv`, plots, checkpoints that
 //! `--resume` continues from).
 
-use std::collections::VecDeque;
-use std::path::Path;
-
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use indicatif::ProgressBar;
 use learn::algos::{self, Algorithm, Games, Runner};
 use learn::options::TrainOptions;
-use learn::{Progress, QTableConfig, RunConfig, RunDir, RunError};
+use learn::session::Finished;
+use learn::{QTableConfig, RunConfig, RunDir, RunError};
 
 use catalog::{othello4_values, CatalogGame};
 
 use crate::games::{with_game, CliGame, GameId};
-use crate::plots::{line_chart, Series};
+use lab::plots::{line_chart, Series};
 
 /// The algorithms of `stonelab train`, from the registry ([`learn::algos`]), with their
 /// summaries as the help of each value.
@@ -82,13 +79,6 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     })
 }
 
-fn progress_bar(quiet: bool, total: usize, done: usize) -> ProgressBar {
-    let bar = crate::progress::bar(quiet, total as u64, "episodes");
-    bar.set_position(done as u64);
-    bar.reset_eta();
-    bar
-}
-
 fn q_table(args: &TrainArgs) -> Result<()> {
     let game = args.game.unwrap_or(GameId::Othello4);
     if game != GameId::Othello4 {
@@ -123,7 +113,7 @@ fn q_table(args: &TrainArgs) -> Result<()> {
         ..QTableConfig::default()
     };
     let exact = othello4_values().map_err(|e| anyhow!("value iteration: {e}"))?;
-    let bar = progress_bar(args.options.quiet, episodes, 0);
+    let bar = crate::progress::bar(args.options.quiet, episodes as u64, "episodes");
     let summary = learn::qtable_run::train_q_table(&dir, &config, evals, &exact, &mut |p, last| {
         if p.episode % 1000 == 0 {
             bar.set_position(p.episode as u64);
@@ -300,14 +290,14 @@ fn neural<G: CliGame + CatalogGame>(args: &TrainArgs, game: GameId) -> Result<()
         run.algo,
         run.game,
         played_text(&summary),
-        eval_line(&summary.last_eval),
+        learn::session::eval_line(&summary.last_eval),
     );
     Ok(())
 }
 
-/// Trains the run in `dir` (fresh, or from the checkpoint `from`) to its end with a progress
-/// bar (unless `quiet`), evaluating against the registry's random and greedy players and
-/// redrawing the plots at every evaluation. `None` when the run had nothing left to do.
+/// Trains the run in `dir` (fresh, or from the checkpoint `from`) to its end
+/// ([`learn::session::execute`]) with a progress bar (unless `quiet`) and the plots. `None`
+/// when the run had nothing left to do.
 ///
 /// # Errors
 /// A failed round, evaluation, write or plot.
@@ -317,141 +307,18 @@ pub fn execute<G: CliGame + CatalogGame>(
     from: Option<&learn::Checkpoint>,
     quiet: bool,
 ) -> Result<Option<learn::run::Summary>> {
-    let registry = G::registry();
-    let algo = algos::find(&run.algo)
-        .with_context(|| format!("{}: unknown algorithm {:?}", learn::run::CONFIG, run.algo))?;
-    let kept;
-    let dir = if algo.keeps_checkpoints {
-        kept = dir.clone().keeping(usize::MAX);
-        &kept
-    } else {
-        dir
-    };
-    let mut trainer = learn::build_trainer::<G>(run, from)?;
-    let start = trainer.episode();
-    if start >= run.episodes {
-        outln!(
-            "{} already has {start} of {} episodes: nothing to do (raise --episodes to go on)",
-            dir.root().display(),
-            run.episodes
-        );
-        return Ok(None);
-    }
-    if start > 0 {
-        eprintln!("resuming {} at episode {start}", dir.root().display());
-    }
-    for (what, every) in [
-        ("evaluations", run.eval_every),
-        ("checkpoints", run.checkpoint_every),
-    ] {
-        if let Some(note) = run.rounding_note(what, every, start) {
-            eprintln!("{note}");
+    let ui = crate::progress::Terminal { quiet };
+    match learn::session::execute::<G>(dir, run, from, &G::registry(), &ui)? {
+        Finished::Trained(summary) => Ok(Some(summary)),
+        Finished::AlreadyDone { start } => {
+            outln!(
+                "{} already has {start} of {} episodes: nothing to do (raise --episodes to go on)",
+                dir.root().display(),
+                run.episodes
+            );
+            Ok(None)
         }
     }
-    let opponents = run.opponents(&registry)?;
-    let bar = progress_bar(quiet, run.episodes, start);
-    if run.value().is_some() {
-        let steps = bar.clone();
-        trainer.set_step_progress(Some(Box::new(move |step, steps_in_epoch| {
-            if step % 20 == 0 || step == steps_in_epoch {
-                steps.set_message(format!("epoch: batch {step}/{steps_in_epoch}"));
-            }
-        })));
-    }
-    let mut recent: VecDeque<bool> = VecDeque::new();
-    let mut last_loss: Option<f64> = None;
-    let mut last_eval_line = String::new();
-    let mut plot_error: Option<anyhow::Error> = None;
-    let summary = learn::train(
-        dir,
-        run,
-        trainer.as_mut(),
-        opponents.training.as_ref(),
-        &opponents.evals,
-        &mut |p| match p {
-            Progress::Round {
-                episode,
-                rows,
-                epsilon,
-            } => {
-                for row in rows {
-                    recent.push_back(row.won);
-                    if recent.len() > 100 {
-                        recent.pop_front();
-                    }
-                    if row.loss.is_some() {
-                        last_loss = row.loss;
-                    }
-                }
-                let rate =
-                    recent.iter().filter(|&&w| w).count() as f64 / recent.len().max(1) as f64;
-                bar.set_position(episode as u64);
-                bar.set_message(format!(
-                    "loss {} ε {epsilon:.3} {} {:.0}% (last {}) | {last_eval_line}",
-                    last_loss.map_or("-".into(), |l| format!("{l:.4}")),
-                    algo.won,
-                    100.0 * rate,
-                    recent.len(),
-                ));
-            }
-            Progress::Evaluating { games, .. } => {
-                bar.set_message(format!("evaluating ({games} games each)"));
-            }
-            Progress::Evaluated { results, .. } => {
-                last_eval_line = eval_line(results);
-                if let Err(e) = draw_plots(dir.root(), algo) {
-                    plot_error.get_or_insert(e);
-                }
-            }
-            Progress::Started { .. } | Progress::Checkpointed(_) => {}
-        },
-    )?;
-    bar.finish_and_clear();
-    if run.value().is_some() {
-        // The loss curve is per epoch: draw it once more with the last epoch.
-        if let Err(e) = draw_plots(dir.root(), algo) {
-            plot_error.get_or_insert(e);
-        }
-    }
-    if let Some(e) = plot_error {
-        return Err(e.context("drawing the plots"));
-    }
-    Ok(Some(summary))
-}
-
-/// "dqn vs random 55.0%, dqn vs greedy 20.5%".
-fn eval_line(results: &[(String, String, arena::ColourWdl)]) -> String {
-    results
-        .iter()
-        .map(|(who, opp, r)| format!("{who} vs {opp} {:.1}%", 100.0 * r.win_rate()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Draws `algo`'s charts ([`learn::algos::Chart`]) from the run's CSV files in `out`.
-fn draw_plots(out: &Path, algo: &Algorithm) -> Result<()> {
-    let plots = out.join("plots");
-    files::create_dir_all(&plots)?;
-    for chart in algo.charts {
-        let series: Vec<Series> = chart
-            .series(out)
-            .map_err(|e| anyhow!(e))?
-            .into_iter()
-            .map(|s| Series {
-                name: s.name,
-                points: s.points,
-            })
-            .collect();
-        line_chart(
-            &plots.join(chart.file),
-            chart.title,
-            chart.x_label,
-            chart.y_label,
-            &series,
-            chart.range,
-        )?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ pub mod qtable_run;
 pub mod replay;
 pub mod resnet;
 pub mod run;
+pub mod session;
 pub mod speed;
 mod trainers;
 pub mod value;

@@ -122,6 +122,9 @@ pub enum RunError {
     /// A trainer's own step failed.
     #[error(transparent)]
     Trainer(Box<dyn std::error::Error + Send + Sync>),
+    /// A chart of the run could not be read or drawn.
+    #[error("drawing the plots: {0}")]
+    Plot(String),
     /// An evaluation game failed.
     #[error("evaluation: {0}")]
     Eval(#[from] search::driver::DriverError),

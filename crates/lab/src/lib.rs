@@ -1,83 +1,29 @@
-//! `stonelab reproduce NAME`: reruns one documented experiment of a student design end to end
-//! and writes a report folder (`report.md` with the table beside the authors' figures, plots,
-//! the exact commands, the run folders).
+//! Experiments as a library: the registry of `stonelab reproduce`'s experiments ([`EXPERIMENTS`]),
+//! each rerunning a documented experiment of a student design or the paper end to end into a
+//! report folder (`report.md` with the table beside the authors' figures, plots, the exact
+//! commands, the run folders), their reports, statistics and charts ([`plots`]).
 
-mod dp;
+pub mod dp;
 mod dqn;
 mod omok;
 mod paper;
+pub mod plots;
 mod qmlp;
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use arena::{ColourWdl, Opening};
 use catalog::CatalogGame;
-use clap::Args;
-use indicatif::ProgressBar;
 use search::Agent;
 
-/// Arguments of `stonelab reproduce`.
-#[derive(Args, Debug)]
-pub struct ReproduceArgs {
-    /// The experiment (see --list).
-    #[arg(required_unless_present = "list")]
-    pub name: Option<String>,
-    /// List the experiments with what each reruns and how long it takes.
-    #[arg(long, conflicts_with = "name")]
-    pub list: bool,
-    /// The authors' full lengths (episodes, games) instead of the default sizes, which finish
-    /// in at most 30 minutes each on a 2-core machine.
-    #[arg(long)]
-    pub full: bool,
-    /// The report folder (default `reports/NAME`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Replace a report folder that already exists.
-    #[arg(long)]
-    pub force: bool,
-    /// Games per pair in the evaluations (colours swapped).
-    #[arg(long, default_value_t = 200)]
-    pub games: usize,
-    /// Scale of the experiment's own sizes: episodes, training games and match games are
-    /// multiplied by this (small values make quick smoke runs, whose numbers mean little).
-    #[arg(long, default_value_t = 1.0)]
-    pub scale: f64,
-    /// Seed of everything random in the experiment.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// No progress bars.
-    #[arg(long)]
-    pub quiet: bool,
-    /// paper-table1/2: evaluation positions (the paper: 1,000; fewer for quicker runs).
-    #[arg(long)]
-    pub positions: Option<usize>,
-    /// paper-table1/2: the supervised CNN model (default: the bundled
-    /// models/othello8-cnn.safetensors).
-    #[arg(long)]
-    pub cnn: Option<PathBuf>,
-    /// paper-table1/2: the MLP model (default: the bundled models/othello8-mlp.safetensors).
-    #[arg(long)]
-    pub mlp: Option<PathBuf>,
-    /// paper-table2: a cnn-selfplay run folder to evaluate (default: train one, which needs
-    /// --data).
-    #[arg(long)]
-    pub selfplay: Option<PathBuf>,
-    /// paper-table1/2: the value dataset folder (`stonelab data wthor --out DIR`): the
-    /// evaluation positions and the self-play starts (default for the positions: the WTHOR
-    /// records of data/othello/wthor).
-    #[arg(long)]
-    pub data: Option<PathBuf>,
-    /// paper-table1/2: the minimax depth of every value-network agent [default: 3].
-    #[arg(long)]
-    pub depth: Option<u32>,
-}
+pub use othello_engine::train::pipeline::{Report as Ui, Silent, Steps};
 
-/// The most games per pair `--games` takes.
-const MAX_GAMES: usize = 1_000_000;
+/// The most games per pair an experiment takes.
+pub const MAX_GAMES: usize = 1_000_000;
 
 /// The paper experiments' own settings.
 #[derive(Clone, Debug, Default)]
@@ -97,7 +43,7 @@ pub struct PaperArgs {
 }
 
 /// What an experiment needs to know of its invocation.
-pub struct Ctx {
+pub struct Ctx<'a> {
     /// The experiment's name.
     pub name: &'static str,
     /// The report folder (it exists).
@@ -110,13 +56,13 @@ pub struct Ctx {
     pub scale: f64,
     /// Seed.
     pub seed: u64,
-    /// No progress bars.
-    pub quiet: bool,
+    /// Where progress and notes go.
+    pub ui: &'a dyn Ui,
     /// The paper experiments' settings.
     pub paper: PaperArgs,
 }
 
-impl Ctx {
+impl Ctx<'_> {
     /// The paper experiments' positions (1,000 unless --positions; scaled by --scale).
     #[must_use]
     pub fn positions(&self) -> usize {
@@ -189,17 +135,15 @@ impl Ctx {
         cmd
     }
 
-    /// A progress bar of `len` steps labelled `what` (hidden with `--quiet`).
+    /// Progress of `len` steps labelled `what`.
     #[must_use]
-    pub fn bar(&self, len: u64, what: &str) -> ProgressBar {
-        crate::progress::bar(self.quiet, len, what)
+    pub fn bar(&self, len: u64, what: &str) -> Arc<dyn Steps> {
+        self.ui.steps(len, what)
     }
 
-    /// A note on stderr (not with `--quiet`).
+    /// A note (a quiet caller drops it).
     pub fn say(&self, text: &str) {
-        if !self.quiet {
-            eprintln!("{text}");
-        }
+        self.ui.note(text);
     }
 }
 
@@ -350,7 +294,7 @@ pub fn evaluate_table<G: CatalogGame>(
             bar.inc(1);
         }
     }
-    bar.finish_and_clear();
+    bar.finish();
     let (openings, kind) = eval_openings::<G>(ctx.games.div_ceil(2), ctx.seed);
     let pairs = ctx.games.div_ceil(2);
     let repeats = if openings.len() < pairs {
@@ -546,80 +490,112 @@ pub const EXPERIMENTS: &[Experiment] = &[
     },
 ];
 
-/// Runs `stonelab reproduce`.
+/// How an experiment is asked to run: its sizes, its seed and the paper experiments' own
+/// settings (checked by [`reproduce`]).
+#[derive(Clone, Debug)]
+pub struct Invocation {
+    /// The authors' full lengths instead of the default sizes.
+    pub full: bool,
+    /// Games per pair in the evaluations (colours swapped).
+    pub games: usize,
+    /// Scale of the experiment's own sizes.
+    pub scale: f64,
+    /// Seed of everything random in the experiment.
+    pub seed: u64,
+    /// The paper experiments' evaluation positions (default 1,000, scaled).
+    pub positions: Option<usize>,
+    /// The paper experiments' supervised CNN model (default: the bundled one).
+    pub cnn: Option<PathBuf>,
+    /// The paper experiments' MLP model (default: the bundled one).
+    pub mlp: Option<PathBuf>,
+    /// paper-table2's self-play run (default: train one).
+    pub selfplay: Option<PathBuf>,
+    /// The paper experiments' value dataset folder.
+    pub data: Option<PathBuf>,
+    /// The paper experiments' minimax depth (default 3).
+    pub depth: Option<u32>,
+}
+
+/// The experiment called `name`.
 ///
 /// # Errors
-/// An unknown experiment, an existing report folder without `--force`, or a failed experiment.
-pub fn run(args: &ReproduceArgs) -> Result<()> {
-    if args.list {
-        outln!("experiments (stonelab reproduce NAME; --full for the authors' lengths):\n");
-        for e in EXPERIMENTS {
-            outln!("  {:<26} {} — {} ({})", e.name, e.design, e.about, e.takes);
-        }
-        return Ok(());
-    }
-    let Some(name) = args.name.as_deref() else {
-        bail!("name an experiment (stonelab reproduce --list shows them)");
-    };
-    let Some(experiment) = EXPERIMENTS.iter().find(|e| e.name == name) else {
-        bail!(
+/// An unknown name, with the list of experiments.
+pub fn find(name: &str) -> Result<&'static Experiment> {
+    EXPERIMENTS.iter().find(|e| e.name == name).ok_or_else(|| {
+        anyhow!(
             "unknown experiment {name:?}; the experiments: {}",
             EXPERIMENTS
                 .iter()
                 .map(|e| e.name)
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
-    };
-    if !(2..=MAX_GAMES).contains(&args.games) {
+        )
+    })
+}
+
+/// Runs experiment `name` as `how` asks into the report folder `out` (`reports/NAME` when
+/// `None`; one that holds an earlier report is replaced only with `force`, and only once the
+/// new report is written), reporting through `ui`. Returns the report's path and the time the
+/// experiment took.
+///
+/// # Errors
+/// An unknown experiment, settings it does not take, an existing report folder without
+/// `force`, or a failed experiment (the earlier report then stays).
+pub fn reproduce(
+    name: &str,
+    how: &Invocation,
+    out: Option<&Path>,
+    force: bool,
+    ui: &dyn Ui,
+) -> Result<(PathBuf, Duration)> {
+    let experiment = find(name)?;
+    if !(2..=MAX_GAMES).contains(&how.games) {
         bail!("--games must be from 2 (colours are swapped) to {MAX_GAMES}");
     }
-    if !(args.scale > 0.0 && args.scale <= 100.0) {
+    if !(how.scale > 0.0 && how.scale <= 100.0) {
         bail!("--scale must be above 0 and at most 100");
     }
+    let p = how;
     let paper = name.starts_with("paper-");
     if !paper
-        && (args.positions.is_some()
-            || args.cnn.is_some()
-            || args.mlp.is_some()
-            || args.selfplay.is_some()
-            || args.data.is_some()
-            || args.depth.is_some())
+        && (p.positions.is_some()
+            || p.cnn.is_some()
+            || p.mlp.is_some()
+            || p.selfplay.is_some()
+            || p.data.is_some()
+            || p.depth.is_some())
     {
         bail!("--positions, --cnn, --mlp, --selfplay, --data and --depth are settings of paper-table1 and paper-table2 only");
     }
-    if name == "paper-table1" && args.selfplay.is_some() {
+    if name == "paper-table1" && p.selfplay.is_some() {
         bail!("--selfplay is a setting of paper-table2 (the self-play run it plays)");
     }
-    if args.positions == Some(0) {
+    if p.positions == Some(0) {
         bail!("--positions must be at least 1");
     }
-    let depth = args.depth.unwrap_or(3);
+    let depth = p.depth.unwrap_or(3);
     if !(1..=8).contains(&depth) {
         bail!("--depth must be 1 to 8");
     }
-    if name == "othello4-value-iteration" && (args.full || args.scale != 1.0) {
+    if name == "othello4-value-iteration" && (how.full || how.scale != 1.0) {
         bail!("{name} solves the whole game at one size: --full and --scale do not apply");
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| Path::new("reports").join(name));
-    let pending = REPORT.begin(&out, args.force)?;
+    let out = out.map_or_else(|| Path::new("reports").join(name), Path::to_path_buf);
+    let pending = REPORT.begin(&out, force)?;
     let ctx = Ctx {
         name: experiment.name,
         out,
-        full: args.full,
-        games: args.games,
-        scale: args.scale,
-        seed: args.seed,
-        quiet: args.quiet,
+        full: how.full,
+        games: how.games,
+        scale: how.scale,
+        seed: how.seed,
+        ui,
         paper: PaperArgs {
-            positions: args.positions,
-            cnn: args.cnn.clone(),
-            mlp: args.mlp.clone(),
-            selfplay: args.selfplay.clone(),
-            data: args.data.clone(),
+            positions: p.positions,
+            cnn: p.cnn.clone(),
+            mlp: p.mlp.clone(),
+            selfplay: p.selfplay.clone(),
+            data: p.data.clone(),
             depth,
         },
     };
@@ -637,12 +613,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         }
     };
     pending.commit()?;
-    outln!(
-        "{name}: report in {} ({:.0} s)",
-        path.display(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
+    Ok((path, started.elapsed()))
 }
 
 /// What a report folder holds: the report, its charts and its training runs (the one
@@ -679,8 +650,10 @@ impl TrainedRun {
     /// When the log cannot be read.
     pub fn log(&self) -> Result<Vec<Vec<String>>> {
         let path = self.dir.join(learn::run::LOG);
-        let text =
-            fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = files::read_capped(&path, u64::MAX)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let text = String::from_utf8(bytes)
+            .with_context(|| format!("reading {}: not UTF-8", path.display()))?;
         Ok(text
             .lines()
             .skip(1)
@@ -700,7 +673,7 @@ impl TrainedRun {
 ///
 /// # Errors
 /// When the run fails.
-pub fn train_run<G: crate::games::CliGame + CatalogGame>(
+pub fn train_run<G: CatalogGame>(
     ctx: &Ctx,
     label: &str,
     run: &learn::RunConfig,
@@ -709,8 +682,12 @@ pub fn train_run<G: crate::games::CliGame + CatalogGame>(
     let dir = learn::RunDir::create(&root, true).map_err(|e| anyhow!("{e}"))?;
     dir.write_config(run)?;
     ctx.say(&format!("training {label} ({} episodes)", run.episodes));
-    let summary = crate::train_cmd::execute::<G>(&dir, run, None, ctx.quiet)?
-        .ok_or_else(|| anyhow!("{label}: the run had nothing to do"))?;
+    let summary = match learn::session::execute::<G>(&dir, run, None, &G::registry(), ctx.ui)? {
+        learn::session::Finished::Trained(summary) => summary,
+        learn::session::Finished::AlreadyDone { .. } => {
+            bail!("{label}: the run had nothing to do")
+        }
+    };
     Ok(TrainedRun { dir: root, summary })
 }
 
@@ -738,7 +715,7 @@ mod tests {
             games,
             scale,
             seed: 1,
-            quiet: true,
+            ui: &Silent,
             paper: PaperArgs {
                 positions,
                 ..PaperArgs::default()

@@ -11,7 +11,6 @@ use catalog::games::Omok;
 use catalog::CatalogGame;
 use game::{Color, Game};
 use gomoku_engine::{classify_move, MoveKind};
-use indicatif::ProgressBar;
 use rayon::prelude::*;
 use search::{Budget, Registry};
 
@@ -169,7 +168,7 @@ fn run_match(
     n: usize,
     seeding: Seeding,
     classify: bool,
-    bar: &ProgressBar,
+    bar: &dyn super::Steps,
 ) -> Result<Vec<GameStats>> {
     registry.validate(a).map_err(|e| anyhow!("{a}: {e}"))?;
     registry.validate(b).map_err(|e| anyhow!("{b}: {e}"))?;
@@ -328,7 +327,7 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
             n,
             Seeding::Arena,
             true,
-            &bar,
+            bar.as_ref(),
         )?;
         let per_game = |f: fn(&GameStats) -> u32| -> Vec<(f64, f64)> {
             played
@@ -364,7 +363,7 @@ pub fn attack_sweep(ctx: &Ctx, report: &mut Report) -> Result<()> {
             ctx.seed
         ));
     }
-    bar.finish_and_clear();
+    bar.finish();
 
     report.section(
         "Setup",
@@ -497,7 +496,15 @@ pub fn tables(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let mut head_to_head = String::new();
     for (k, (a_label, b_label, a, b)) in pairs.iter().enumerate() {
         bar.set_message(format!("{a_label} vs {b_label}"));
-        let played = run_match(ctx, &registry, [a, b], n, Seeding::Arena, false, &bar)?;
+        let played = run_match(
+            ctx,
+            &registry,
+            [a, b],
+            n,
+            Seeding::Arena,
+            false,
+            bar.as_ref(),
+        )?;
         let mut row = vec![(*a_label).to_string(), (*b_label).to_string()];
         row.extend(match_cells(&played));
         let draws = played.iter().filter(|g| g.winner.is_none()).count();
@@ -525,7 +532,7 @@ pub fn tables(ctx: &Ctx, report: &mut Report) -> Result<()> {
             ctx.seed
         ));
     }
-    bar.finish_and_clear();
+    bar.finish();
     report.section(
         "Setup",
         &format!(
@@ -591,7 +598,7 @@ pub fn self_play(ctx: &Ctx, report: &mut Report) -> Result<()> {
             n,
             Seeding::Arena,
             false,
-            &bar,
+            bar.as_ref(),
         )?;
         let count = |w: Option<Color>| played.iter().filter(|g| g.winner == w).count() as f64;
         let lengths: Vec<f64> = played.iter().map(|g| g.plies as f64).collect();
@@ -633,7 +640,7 @@ pub fn self_play(ctx: &Ctx, report: &mut Report) -> Result<()> {
             ctx.seed
         ));
     }
-    bar.finish_and_clear();
+    bar.finish();
     let mut same_text = String::new();
     for (attack, same) in &same_as_default {
         let _ = write!(
@@ -722,9 +729,9 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
         source_games,
         Seeding::Tag(400),
         false,
-        &bar,
+        bar.as_ref(),
     )?;
-    bar.finish_and_clear();
+    bar.finish();
     let mut positions = Vec::new();
     for g in &played {
         let mut pos = Omok::start();
@@ -792,7 +799,7 @@ pub fn depth(ctx: &Ctx, report: &mut Report) -> Result<()> {
             format!("{cut}"),
         ]);
     }
-    bar.finish_and_clear();
+    bar.finish();
     report.section(
         "Setup",
         &format!(

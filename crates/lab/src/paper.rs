@@ -103,7 +103,7 @@ fn positions(ctx: &Ctx) -> Result<(Vec<Othello8>, String)> {
                 .and_then(othello::dataset::DatasetReader::read_all)
                 .map_err(|e| anyhow!("{e} (make it with `stonelab data wthor --out DIR`)"))?
         }
-        None => crate::data_cmd::merged_states(Path::new("data/othello/wthor"))?,
+        None => learn::value::wthor::merged_states(Path::new("data/othello/wthor"))?,
     };
     let eligible = records
         .iter()
@@ -114,13 +114,13 @@ fn positions(ctx: &Ctx) -> Result<(Vec<Othello8>, String)> {
         bail!("no record position fits the protocol");
     }
     if list.len() < ctx.positions() {
-        eprintln!(
+        ctx.ui.warn(&format!(
             "note: only {} record positions fit the protocol, fewer than the {} asked for: the \
              tables play {}",
             list.len(),
             ctx.positions(),
             list.len()
-        );
+        ));
     }
     let about = format!(
         "{} positions (seed {}) drawn from the {eligible} distinct record positions (merged \
@@ -189,7 +189,7 @@ fn protocol(ctx: &Ctx, a: &str, b: &str, starts: &[Othello8], what: &str) -> Res
             points.map(|p| (colour, p))
         })
         .collect();
-    bar.finish_and_clear();
+    bar.finish();
     let mut record = ColourWdl::default();
     for r in results {
         let (colour, points) = r?;

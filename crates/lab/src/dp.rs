@@ -4,14 +4,15 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use game::Game;
+use game::{Color, Game};
 use othello::Othello4;
+use othello_engine::Solver;
 use search::{DpAgent, Sweep, ValueIterationConfig, ValueTable};
 
 use super::{evaluate_table, md_table, AgentMaker, Ctx, Report, EVAL_OPPONENTS};
-use crate::dp_cmd::{check_against_solver, update_text};
 use crate::plots::{line_chart, Series};
 
 /// The chart of the largest update per sweep, in the report folder.
@@ -246,4 +247,76 @@ fn longest_game(table: &ValueTable<Othello4, u128>) -> usize {
     }
     let mut memo = HashMap::with_capacity(table.positions().len());
     below(&Othello4::new(), &mut memo)
+}
+
+/// A sweep's largest update as text: whole numbers without decimals (`100`, `0`), others to six
+/// places.
+#[must_use]
+pub fn update_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.6}")
+    }
+}
+
+/// What [`check_against_solver`] found.
+#[derive(Clone, Debug)]
+pub struct SolverCheck {
+    /// Positions with a move that were checked.
+    pub checked: usize,
+    /// Of those, positions where the table's value or its move disagrees with the solver.
+    pub wrong: usize,
+    /// The exact margin of the start for black (empties to the winner).
+    pub start_margin: i32,
+    /// Time of the check.
+    pub time: Duration,
+}
+
+/// Checks every reachable position with a move against the exact solver: the table's value must
+/// have the sign (win, draw, loss) of the exact score, and the `dp` agent's move (the first best
+/// move) must keep the perfect-play result.
+#[must_use]
+pub fn check_against_solver(table: &ValueTable<Othello4, u128>) -> SolverCheck {
+    let t = Instant::now();
+    let mut solver = Solver::<4>::new(18);
+    let (mut checked, mut wrong) = (0usize, 0usize);
+    for pos in table.positions().iter().filter(|p| !p.is_over()) {
+        let exact = solver.solve(pos).score;
+        let moves = table.best_moves(pos);
+        let Some(&mv) = moves.first() else { continue };
+        let after = pos.play_unchecked(mv);
+        let got = if after.is_over() {
+            after
+                .outcome()
+                .map_or(0, |o| o.score_for(pos.side_to_move()))
+        } else {
+            -solver.solve(&after).score
+        };
+        let sign = if pos.side_to_move() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        // f64::signum(0.0) is 1: compare explicit win/draw/loss classes.
+        let class = |x: f64| match x.partial_cmp(&0.0) {
+            Some(std::cmp::Ordering::Greater) => 1,
+            Some(std::cmp::Ordering::Less) => -1,
+            _ => 0,
+        };
+        let value_ok = table
+            .value(pos)
+            .is_some_and(|v| class(sign * v) == exact.signum());
+        if got.signum() != exact.signum() || !value_ok {
+            wrong += 1;
+        }
+        checked += 1;
+    }
+    let start_margin = solver.solve(&Othello4::new()).score;
+    SolverCheck {
+        checked,
+        wrong,
+        start_margin,
+        time: t.elapsed(),
+    }
 }
