@@ -1,7 +1,6 @@
 //! `stonelab arena`: round robins and SPRT matches between agents, with a progress bar, a
 //! results table per pair, Elo ratings with confidence intervals, and CSV/JSON output.
 
-use std::fmt::Write as _;
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -264,7 +263,7 @@ fn run_game<G: CliGame + CatalogGame>(args: &ArenaArgs, seed: u64) -> Result<()>
     if let Some(path) = &args.json {
         write_json(&report, path).with_context(|| format!("writing {}", path.display()))?;
     }
-    out!("{}", render(&report));
+    out!("{}", report.to_text());
     outln!(
         "{} games in {} ({:.2} games/s)",
         report.games.len(),
@@ -355,134 +354,6 @@ fn format_duration(d: Duration) -> String {
         60..3600 => format!("{}m {:02}s", s / 60, s % 60),
         _ => format!("{}h {:02}m {:02}s", s / 3600, s / 60 % 60, s % 60),
     }
-}
-
-fn signed(x: f64, decimals: usize) -> String {
-    format!("{x:+.decimals$}")
-}
-
-/// The results as text: the pair table, the standings, the SPRT and any forfeits.
-pub fn render(report: &Report) -> String {
-    let mut out = String::new();
-    let name = |i: usize| report.agents[i].name.as_str();
-    let width = report
-        .agents
-        .iter()
-        .map(|a| a.name.len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let _ = writeln!(
-        out,
-        "\nPairs (results of the first agent; margin is its mean final margin: discs in Othello, +1 a win and -1 a loss in Gomoku):"
-    );
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>6}  {:>9}",
-        "agent", "opponent", "as black", "as white", "total", "score", "margin"
-    );
-    for p in &report.pairs {
-        let total = p.total();
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {:>9}",
-            name(p.a),
-            name(p.b),
-            p.a_as_black.to_string(),
-            p.a_as_white.to_string(),
-            total.to_string(),
-            100.0 * total.score().unwrap_or(0.0),
-            p.mean_margin.map_or("-".into(), |m| signed(m, 2)),
-        );
-    }
-    let prior = match report.elo_prior_draws {
-        Some(p) if p > 0.0 => format!(
-            "; {p} virtual draw{} per pair{}",
-            if p == 1.0 { "" } else { "s" },
-            if p > report.elo_options.prior_draws {
-                ", as some agents won every game against the rest"
-            } else {
-                ""
-            }
-        ),
-        _ => String::new(),
-    };
-    let _ = writeln!(
-        out,
-        "\nStandings (Elo by maximum likelihood over all games, mean 0, 95% confidence \
-         interval{prior}):"
-    );
-    let _ = writeln!(
-        out,
-        "{:>4}  {:<width$}  {:>7}  {:>7}  {:>6}  {:>6}  {:>14}",
-        "rank", "agent", "Elo", "95% CI", "games", "score", "W-D-L"
-    );
-    for (rank, i) in report.ranking().into_iter().enumerate() {
-        let a = &report.agents[i];
-        let _ = writeln!(
-            out,
-            "{:>4}  {:<width$}  {:>7}  {:>7}  {:>6}  {:>5.1}%  {:>14}",
-            rank + 1,
-            a.name,
-            a.elo.map_or("-".into(), |e| signed(e, 1)),
-            a.elo_ci95.map_or("-".into(), |c| format!("±{c:.1}")),
-            a.results.games(),
-            100.0 * a.results.score().unwrap_or(0.0),
-            a.results.to_string(),
-        );
-    }
-    if let Some(e) = &report.elo_error {
-        let _ = writeln!(out, "(no ratings: {e})");
-    }
-    if let Some(s) = &report.sprt {
-        let _ = writeln!(
-            out,
-            "\nSPRT: LLR {:.3} (bounds {:.3}, {:.3}) after {} games ({}): {}",
-            s.llr,
-            s.lower,
-            s.upper,
-            s.results.games(),
-            s.results,
-            match s.decision {
-                arena::SprtDecision::AcceptH1 => format!(
-                    "H1 accepted: {} is stronger by more than {} Elo",
-                    name(0),
-                    s.sprt.elo0
-                ),
-                arena::SprtDecision::AcceptH0 => format!(
-                    "H0 accepted: {} is not {} Elo stronger",
-                    name(0),
-                    s.sprt.elo1
-                ),
-                arena::SprtDecision::Continue => "no decision within the game limit".into(),
-            }
-        );
-    }
-    let forfeits: Vec<_> = report.forfeits().collect();
-    if !forfeits.is_empty() {
-        let _ = writeln!(out, "\nForfeits ({}):", forfeits.len());
-        for g in forfeits.iter().take(20) {
-            if let Ending::Forfeit { loser, reason } = &g.ending {
-                let who = if *loser == arena::Side::Black {
-                    g.black
-                } else {
-                    g.white
-                };
-                let _ = writeln!(
-                    out,
-                    "  game {}: {loser} ({}) {reason}; moves: {}",
-                    g.index,
-                    name(who),
-                    if g.moves.is_empty() { "-" } else { &g.moves }
-                );
-            }
-        }
-        if forfeits.len() > 20 {
-            let _ = writeln!(out, "  ... and {} more", forfeits.len() - 20);
-        }
-    }
-    let _ = writeln!(out);
-    out
 }
 
 fn write_csv(report: &Report, path: &Path) -> Result<()> {

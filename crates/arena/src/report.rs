@@ -1,6 +1,8 @@
 //! What an arena run produces: every game, per-pair results, standings with Elo, and the SPRT
 //! state; all serialisable (JSON through serde, CSV rows through [`Report::game_rows`]).
 
+use std::fmt::Write as _;
+
 use serde::{Deserialize, Serialize};
 
 use crate::elo::{fit, EloOptions, PairScore};
@@ -220,6 +222,131 @@ pub(crate) struct RunInfo {
 }
 
 impl Report {
+    /// The results as text: the pair table, the standings, the SPRT and any forfeits.
+    pub fn to_text(&self) -> String {
+        let report = self;
+        let mut out = String::new();
+        let name = |i: usize| report.agents[i].name.as_str();
+        let width = report
+            .agents
+            .iter()
+            .map(|a| a.name.len())
+            .max()
+            .unwrap_or(5)
+            .max(5);
+        let _ = writeln!(
+            out,
+            "\nPairs (results of the first agent; margin is its mean final margin: discs in Othello, +1 a win and -1 a loss in Gomoku):"
+        );
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>6}  {:>9}",
+            "agent", "opponent", "as black", "as white", "total", "score", "margin"
+        );
+        for p in &report.pairs {
+            let total = p.total();
+            let _ = writeln!(
+                out,
+                "{:<width$}  {:<width$}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {:>9}",
+                name(p.a),
+                name(p.b),
+                p.a_as_black.to_string(),
+                p.a_as_white.to_string(),
+                total.to_string(),
+                100.0 * total.score().unwrap_or(0.0),
+                p.mean_margin.map_or("-".into(), |m| signed(m, 2)),
+            );
+        }
+        let prior = match report.elo_prior_draws {
+            Some(p) if p > 0.0 => format!(
+                "; {p} virtual draw{} per pair{}",
+                if p == 1.0 { "" } else { "s" },
+                if p > report.elo_options.prior_draws {
+                    ", as some agents won every game against the rest"
+                } else {
+                    ""
+                }
+            ),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "\nStandings (Elo by maximum likelihood over all games, mean 0, 95% confidence \
+             interval{prior}):"
+        );
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<width$}  {:>7}  {:>7}  {:>6}  {:>6}  {:>14}",
+            "rank", "agent", "Elo", "95% CI", "games", "score", "W-D-L"
+        );
+        for (rank, i) in report.ranking().into_iter().enumerate() {
+            let a = &report.agents[i];
+            let _ = writeln!(
+                out,
+                "{:>4}  {:<width$}  {:>7}  {:>7}  {:>6}  {:>5.1}%  {:>14}",
+                rank + 1,
+                a.name,
+                a.elo.map_or("-".into(), |e| signed(e, 1)),
+                a.elo_ci95.map_or("-".into(), |c| format!("±{c:.1}")),
+                a.results.games(),
+                100.0 * a.results.score().unwrap_or(0.0),
+                a.results.to_string(),
+            );
+        }
+        if let Some(e) = &report.elo_error {
+            let _ = writeln!(out, "(no ratings: {e})");
+        }
+        if let Some(s) = &report.sprt {
+            let _ = writeln!(
+                out,
+                "\nSPRT: LLR {:.3} (bounds {:.3}, {:.3}) after {} games ({}): {}",
+                s.llr,
+                s.lower,
+                s.upper,
+                s.results.games(),
+                s.results,
+                match s.decision {
+                    crate::SprtDecision::AcceptH1 => format!(
+                        "H1 accepted: {} is stronger by more than {} Elo",
+                        name(0),
+                        s.sprt.elo0
+                    ),
+                    crate::SprtDecision::AcceptH0 => format!(
+                        "H0 accepted: {} is not {} Elo stronger",
+                        name(0),
+                        s.sprt.elo1
+                    ),
+                    crate::SprtDecision::Continue => "no decision within the game limit".into(),
+                }
+            );
+        }
+        let forfeits: Vec<_> = report.forfeits().collect();
+        if !forfeits.is_empty() {
+            let _ = writeln!(out, "\nForfeits ({}):", forfeits.len());
+            for g in forfeits.iter().take(20) {
+                if let Ending::Forfeit { loser, reason } = &g.ending {
+                    let who = if *loser == Side::Black {
+                        g.black
+                    } else {
+                        g.white
+                    };
+                    let _ = writeln!(
+                        out,
+                        "  game {}: {loser} ({}) {reason}; moves: {}",
+                        g.index,
+                        name(who),
+                        if g.moves.is_empty() { "-" } else { &g.moves }
+                    );
+                }
+            }
+            if forfeits.len() > 20 {
+                let _ = writeln!(out, "  ... and {} more", forfeits.len() - 20);
+            }
+        }
+        let _ = writeln!(out);
+        out
+    }
+
     /// Summarises `games` between the agents of `info`, pairs in `pairs` order.
     pub(crate) fn build(
         info: RunInfo,
@@ -379,6 +506,10 @@ pub fn wilson(hits: f64, n: f64) -> (f64, f64) {
     let centre = (p + z * z / (2.0 * n)) / denom;
     let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
     ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+fn signed(x: f64, decimals: usize) -> String {
+    format!("{x:+.decimals$}")
 }
 
 #[cfg(test)]
