@@ -1,7 +1,7 @@
 //! `stonelab bench`: deterministic benchmarks whose node counts are a checksum of search
 //! behaviour (quote them in commits that change search).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
@@ -141,7 +141,7 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             agent,
             positions,
         } => catalog::with_game!(*game, G => think_bench::<G>(agent, *positions)),
-        BenchKind::Dqn { seconds, size } => dqn_bench(*seconds, *size),
+        BenchKind::Dqn { seconds, size } => crate::bench_nn_cmd::dqn_bench(*seconds, *size),
         BenchKind::Minimax {
             model,
             depth,
@@ -156,110 +156,12 @@ pub fn run(args: &BenchArgs) -> Result<()> {
                         .ok_or_else(|| anyhow::anyhow!("{}", bundled.missing_message()))?
                 }
             };
-            minimax_bench(&model, *depth, *positions)
+            crate::bench_nn_cmd::minimax_bench(&model, *depth, *positions)
         }
     }
 }
 
 /// `stonelab bench minimax`.
-fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()> {
-    use search::Agent;
-    use std::sync::Arc;
-    if !(1..=8).contains(&depth) || count == 0 {
-        anyhow::bail!("--depth 1..=8 and --positions at least 1");
-    }
-    // Its errors name the file.
-    let (card, _) = learn::checkpoint::read_model(model)?;
-    if card.algo != learn::value::CNN_ALGO && card.algo != learn::value::MLP_ALGO {
-        anyhow::bail!(
-            "{}: this is a model for {}, not a value network ({} or {}: cnn-supervised, \
-             mlp-supervised or cnn-selfplay)",
-            model.display(),
-            card.algo,
-            learn::value::CNN_ALGO,
-            learn::value::MLP_ALGO
-        );
-    }
-    let loaded = learn::value::ValueModel::load(model, &card.algo, "othello8", 8)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", model.display()))?;
-    let openings = arena::builtin_openings::<othello::Othello8>()?
-        .ok_or_else(|| anyhow::anyhow!("no built-in openings"))?;
-    if count > openings.len() {
-        anyhow::bail!(
-            "--positions {count}: at most {} (the built-in balanced openings)",
-            openings.len()
-        );
-    }
-    let positions: Vec<othello::Othello8> =
-        openings.iter().take(count).map(|o| *o.position()).collect();
-    outln!(
-        "{} ({}), depth {depth}, {} positions, {} thread(s)",
-        model.display(),
-        loaded.arch.label(),
-        positions.len(),
-        rayon::current_num_threads()
-    );
-    let mut rows = Vec::new();
-    let mut decisions = Vec::new();
-    for batched in [true, false] {
-        let eval = Arc::new(
-            learn::value::ValueEvaluator::new(loaded.net.clone(), loaded.input).batched(batched),
-        );
-        let started = Instant::now();
-        let mut nodes = 0;
-        let mut found = Vec::new();
-        for pos in &positions {
-            let mut agent = learn::value::ValueMinimax::<othello::Othello8>::new(
-                "bench".into(),
-                eval.clone(),
-                depth,
-            );
-            let d = agent.select(pos, &search::Budget::default())?;
-            nodes += d.nodes;
-            found.push((d.mv, d.score, d.nodes));
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        let (evaluated, passes) = eval.counts();
-        rows.push((batched, seconds, nodes, evaluated, passes));
-        decisions.push(found);
-    }
-    if decisions[0] != decisions[1] {
-        anyhow::bail!("batched and one-at-a-time searches differ: a bug");
-    }
-    outln!(
-        "{:<14} {:>9} {:>10} {:>12} {:>10} {:>11} {:>14}",
-        "leaves",
-        "seconds",
-        "nodes",
-        "evaluated",
-        "passes",
-        "mean batch",
-        "positions/s"
-    );
-    for (batched, seconds, nodes, evaluated, passes) in &rows {
-        outln!(
-            "{:<14} {seconds:>9.2} {nodes:>10} {evaluated:>12} {passes:>10} {:>11.1} {:>14.0}",
-            if *batched { "batched" } else { "one at a time" },
-            *evaluated as f64 / (*passes).max(1) as f64,
-            *evaluated as f64 / seconds
-        );
-    }
-    let speedup = (rows[1].3 as f64 / rows[1].1) / (rows[0].3 as f64 / rows[0].1).max(1e-9);
-    // Time per search, one at a time over batched: above 1, batching is faster.
-    let ratio = rows[1].1 / rows[0].1.max(1e-9);
-    outln!(
-        "same moves, scores and nodes both ways; batched evaluates {:.2}x the positions/s of one \
-         at a time ({})",
-        1.0 / speedup.max(1e-9),
-        if ratio >= 1.0 {
-            format!("{ratio:.2}x faster per search")
-        } else {
-            format!("{:.2}x slower per search", 1.0 / ratio.max(1e-9))
-        }
-    );
-    Ok(())
-}
-
 fn parse_range(text: &str) -> Result<(usize, usize)> {
     let (a, b) = text.split_once('-').unwrap_or((text, text));
     let (a, b): (usize, usize) = match (a.trim().parse(), b.trim().parse()) {
@@ -445,14 +347,10 @@ fn othello6(table_bits: u32) -> Result<()> {
 
 /// `stonelab bench think`: the time an agent thinks against its `time=`.
 fn think_bench<G: catalog::CatalogGame>(spec: &str, count: usize) -> Result<()> {
-    use rand::{RngExt, SeedableRng};
     if !(1..=1000).contains(&count) {
         bail!("--positions {count}: 1 to 1000");
     }
-    let parsed: search::Spec = spec.parse()?;
-    let Some(limit) = parsed.duration("time")?.filter(|t| !t.is_zero()) else {
-        bail!("--agent {spec:?}: give it a time per move (time=200ms), the limit measured against");
-    };
+    let limit = search::timing::time_limit(spec)?;
     let registry = G::registry();
     registry
         .validate(spec)
@@ -471,38 +369,18 @@ fn think_bench<G: catalog::CatalogGame>(spec: &str, count: usize) -> Result<()> 
         "ms",
         "limit"
     );
-    let mut times = Vec::with_capacity(count);
-    let mut number = 0u64;
-    while times.len() < count {
-        number += 1;
-        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(number);
-        let plies = 16 + rng.random_range(0..20);
-        let mut pos = G::start();
-        for _ in 0..plies {
-            let moves = pos.legal_moves();
-            if pos.is_over() || moves.is_empty() {
-                break;
-            }
-            pos = pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
-        if pos.is_over() || pos.legal_moves().len() < 2 {
-            continue;
-        }
-        let mut agent = registry.build(spec, number)?;
-        let started = Instant::now();
-        let decision = agent
-            .select(&pos, &search::Budget::default())
-            .map_err(|e| anyhow::anyhow!("position {number}: {e}"))?;
-        let took = started.elapsed();
-        times.push(took);
+    let mut k = 0;
+    let rows = search::timing::thinking_times(&registry, spec, count, &mut |row| {
+        k += 1;
         outln!(
-            "{:>3} {plies:>6} {:>6} {:>9.1} {:>6.0}%",
-            times.len(),
-            decision.mv.to_string(),
-            took.as_secs_f64() * 1e3,
-            100.0 * took.as_secs_f64() / limit.as_secs_f64()
+            "{k:>3} {:>6} {:>6} {:>9.1} {:>6.0}%",
+            row.plies,
+            row.mv,
+            row.took.as_secs_f64() * 1e3,
+            100.0 * row.took.as_secs_f64() / limit.as_secs_f64()
         );
-    }
+    })?;
+    let times: Vec<Duration> = rows.iter().map(|r| r.took).collect();
     let mut sorted = times.clone();
     sorted.sort();
     let mean = times.iter().sum::<Duration>() / times.len() as u32;
@@ -568,108 +446,5 @@ fn gomoku_bench(depth: u32) -> Result<()> {
         rate(nodes, time)
     );
     outln!("node checksum: {}", report.checksum);
-    Ok(())
-}
-
-fn measure_driver<G: game::Game>(
-    arch: learn::QNetArch,
-    games: usize,
-    threads: usize,
-    time: Duration,
-) -> Result<f64> {
-    Ok(learn::speed::driver_positions_per_s::<G>(
-        arch, games, threads, time,
-    )?)
-}
-
-fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
-    use learn::speed::measure;
-    use learn::QNetArch;
-    if ![4, 6, 8].contains(&size) {
-        bail!("--size must be 4, 6 or 8");
-    }
-    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
-        bail!("--seconds must be within (0, 600]");
-    }
-    let time = Duration::from_secs_f64(seconds);
-    let archs = [
-        (QNetArch::DEFAULT, "default"),
-        (
-            QNetArch::Resnet {
-                blocks: 6,
-                channels: 64,
-            },
-            "reference size",
-        ),
-    ];
-    outln!(
-        "Q-network speed on {size}x{size} (burn Flex CPU; {seconds} s per figure; this machine has {} cores)",
-        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
-    );
-    outln!(
-        "{:<14} {:<15} {:>7} {:>5} {:>13} {:>13}",
-        "network",
-        "",
-        "threads",
-        "batch",
-        "positions/s",
-        "train steps/s"
-    );
-    // 12 network figures, then 12 driver figures, each taking about `seconds`.
-    let bar = crate::progress::bar(false, 24, "figures");
-    for (arch, label) in archs {
-        for threads in [1, 2] {
-            for batch in [1, 32, 256] {
-                let s = measure(arch, size, batch, threads, time)?;
-                bar.inc(1);
-                bar.suspend(|| {
-                    outln!(
-                        "{:<14} {:<15} {threads:>7} {batch:>5} {:>13.0} {:>13.2}",
-                        arch.label(),
-                        label,
-                        s.positions_per_s,
-                        s.train_steps_per_s
-                    );
-                });
-            }
-        }
-    }
-    // The multi-game driver in a table of its own: positions/s with 1, 16 and 64 games at once.
-    outln!();
-    outln!("Multi-game driver (greedy against random), positions/s");
-    outln!(
-        "{:<14} {:<15} {:>7} {:>13} {:>13} {:>13}",
-        "network",
-        "",
-        "threads",
-        "1 game",
-        "16 games",
-        "64 games"
-    );
-    for (arch, label) in archs {
-        for threads in [1, 2] {
-            let figures: Vec<String> = [1, 16, 64]
-                .iter()
-                .map(|&games| {
-                    let rate = match size {
-                        4 => measure_driver::<othello::Othello4>(arch, games, threads, time),
-                        6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
-                        _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
-                    }?;
-                    bar.inc(1);
-                    Ok(format!("{rate:>13.0}"))
-                })
-                .collect::<Result<_>>()?;
-            bar.suspend(|| {
-                outln!(
-                    "{:<14} {:<15} {threads:>7} {}",
-                    arch.label(),
-                    label,
-                    figures.join(" ")
-                );
-            });
-        }
-    }
-    bar.finish_and_clear();
     Ok(())
 }

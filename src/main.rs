@@ -11,6 +11,7 @@ mod output;
 
 mod arena_cmd;
 mod bench_cmd;
+mod bench_nn_cmd;
 mod book_cmd;
 mod cli_games;
 mod data_cmd;

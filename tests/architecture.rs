@@ -107,8 +107,8 @@ fn sources(dir: &str) -> Vec<(String, String)> {
 /// The binary is glue, and shrinks to stay so (issue 54: at most 4,000 lines in all and 500 a
 /// file). A ratchet: each limit holds, and sits within 100 lines of what `src/` has, so a
 /// commit that shrinks `src/` lowers it (never raises it).
-const SRC_LINES: usize = 4_200;
-const SRC_FILE_LINES: usize = 680;
+const SRC_LINES: usize = 4_000;
+const SRC_FILE_LINES: usize = 500;
 
 #[test]
 fn the_binary_only_shrinks() {

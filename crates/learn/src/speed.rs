@@ -145,3 +145,115 @@ pub fn driver_positions_per_s<G: game::Game>(
         Ok(learner.positions_evaluated() as f64 / start.elapsed().as_secs_f64())
     })
 }
+
+/// One pass of [`value_minimax`]: the searches with their leaves evaluated one way.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LeafRun {
+    /// Leaves evaluated in batches (one network call per node's leaves), or one at a time.
+    pub batched: bool,
+    /// Wall-clock seconds of all the searches.
+    pub seconds: f64,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Positions the network evaluated.
+    pub evaluated: u64,
+    /// Network calls.
+    pub passes: u64,
+}
+
+/// What [`value_minimax`] measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MinimaxSpeed {
+    /// The network's architecture, in words.
+    pub arch: String,
+    /// Positions searched.
+    pub positions: usize,
+    /// Batched, then one at a time.
+    pub runs: [LeafRun; 2],
+}
+
+/// Searches the first `count` built-in balanced 8x8 openings to `depth` with the value network
+/// in `model` at the leaves of alpha-beta, its leaves batched and then one at a time, and
+/// checks that both find the same moves, scores and nodes.
+///
+/// # Errors
+/// [`SpeedError::Pool`] naming the problem: a depth outside 1..=8, no positions or more than
+/// the openings, a file that is not a value network, a failed search, or searches that differ.
+pub fn value_minimax(
+    model: &std::path::Path,
+    depth: u32,
+    count: usize,
+) -> Result<MinimaxSpeed, SpeedError> {
+    use search::Agent;
+    let fail = |e: String| SpeedError::Pool(e);
+    if !(1..=8).contains(&depth) || count == 0 {
+        return Err(fail("--depth 1..=8 and --positions at least 1".into()));
+    }
+    // Its errors name the file.
+    let (card, _) = crate::checkpoint::read_model(model).map_err(|e| fail(e.to_string()))?;
+    if card.algo != crate::value::CNN_ALGO && card.algo != crate::value::MLP_ALGO {
+        return Err(fail(format!(
+            "{}: this is a model for {}, not a value network ({} or {}: cnn-supervised, \
+             mlp-supervised or cnn-selfplay)",
+            model.display(),
+            card.algo,
+            crate::value::CNN_ALGO,
+            crate::value::MLP_ALGO
+        )));
+    }
+    let loaded = crate::value::ValueModel::load(model, &card.algo, "othello8", 8)
+        .map_err(|e| fail(format!("{}: {e}", model.display())))?;
+    let openings = arena::builtin_openings::<othello::Othello8>()
+        .map_err(|e| fail(e.to_string()))?
+        .ok_or_else(|| fail("no built-in openings".into()))?;
+    if count > openings.len() {
+        return Err(fail(format!(
+            "--positions {count}: at most {} (the built-in balanced openings)",
+            openings.len()
+        )));
+    }
+    let positions: Vec<othello::Othello8> =
+        openings.iter().take(count).map(|o| *o.position()).collect();
+    let mut runs = Vec::new();
+    let mut decisions = Vec::new();
+    for batched in [true, false] {
+        let eval = std::sync::Arc::new(
+            crate::value::ValueEvaluator::new(loaded.net.clone(), loaded.input).batched(batched),
+        );
+        let started = Instant::now();
+        let mut nodes = 0;
+        let mut found = Vec::new();
+        for pos in &positions {
+            let mut agent = crate::value::ValueMinimax::<othello::Othello8>::new(
+                "bench".into(),
+                eval.clone(),
+                depth,
+            );
+            let d = agent
+                .select(pos, &search::Budget::default())
+                .map_err(|e| fail(e.to_string()))?;
+            nodes += d.nodes;
+            found.push((d.mv, d.score, d.nodes));
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let (evaluated, passes) = eval.counts();
+        runs.push(LeafRun {
+            batched,
+            seconds,
+            nodes,
+            evaluated,
+            passes,
+        });
+        decisions.push(found);
+    }
+    if decisions[0] != decisions[1] {
+        return Err(fail(
+            "batched and one-at-a-time searches differ: a bug".into(),
+        ));
+    }
+    Ok(MinimaxSpeed {
+        arch: loaded.arch.label(),
+        positions: positions.len(),
+        runs: [runs[0], runs[1]],
+    })
+}

@@ -34,6 +34,7 @@ mod registry;
 mod score;
 mod simple;
 mod spec;
+pub mod timing;
 
 pub use agent::{Agent, AgentError, Budget, Decision};
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig};

@@ -1,0 +1,160 @@
+//! `stonelab bench minimax` and `bench dqn`: the networks' speed on this machine (a value
+//! network at the leaves of alpha-beta, batched against one at a time; the Q-networks and the
+//! multi-game driver), measured by `learn::speed` and printed as tables.
+
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+
+/// `stonelab bench minimax`.
+pub fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()> {
+    let m = learn::speed::value_minimax(model, depth, count)?;
+    outln!(
+        "{} ({}), depth {depth}, {} positions, {} thread(s)",
+        model.display(),
+        m.arch,
+        m.positions,
+        rayon::current_num_threads()
+    );
+    let rows: Vec<(bool, f64, u64, u64, u64)> = m
+        .runs
+        .iter()
+        .map(|r| (r.batched, r.seconds, r.nodes, r.evaluated, r.passes))
+        .collect();
+    outln!(
+        "{:<14} {:>9} {:>10} {:>12} {:>10} {:>11} {:>14}",
+        "leaves",
+        "seconds",
+        "nodes",
+        "evaluated",
+        "passes",
+        "mean batch",
+        "positions/s"
+    );
+    for (batched, seconds, nodes, evaluated, passes) in &rows {
+        outln!(
+            "{:<14} {seconds:>9.2} {nodes:>10} {evaluated:>12} {passes:>10} {:>11.1} {:>14.0}",
+            if *batched { "batched" } else { "one at a time" },
+            *evaluated as f64 / (*passes).max(1) as f64,
+            *evaluated as f64 / seconds
+        );
+    }
+    let speedup = (rows[1].3 as f64 / rows[1].1) / (rows[0].3 as f64 / rows[0].1).max(1e-9);
+    // Time per search, one at a time over batched: above 1, batching is faster.
+    let ratio = rows[1].1 / rows[0].1.max(1e-9);
+    outln!(
+        "same moves, scores and nodes both ways; batched evaluates {:.2}x the positions/s of one \
+         at a time ({})",
+        1.0 / speedup.max(1e-9),
+        if ratio >= 1.0 {
+            format!("{ratio:.2}x faster per search")
+        } else {
+            format!("{:.2}x slower per search", 1.0 / ratio.max(1e-9))
+        }
+    );
+    Ok(())
+}
+
+fn measure_driver<G: game::Game>(
+    arch: learn::QNetArch,
+    games: usize,
+    threads: usize,
+    time: Duration,
+) -> Result<f64> {
+    Ok(learn::speed::driver_positions_per_s::<G>(
+        arch, games, threads, time,
+    )?)
+}
+
+/// `stonelab bench dqn`.
+pub fn dqn_bench(seconds: f64, size: usize) -> Result<()> {
+    use learn::speed::measure;
+    use learn::QNetArch;
+    if ![4, 6, 8].contains(&size) {
+        bail!("--size must be 4, 6 or 8");
+    }
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
+        bail!("--seconds must be within (0, 600]");
+    }
+    let time = Duration::from_secs_f64(seconds);
+    let archs = [
+        (QNetArch::DEFAULT, "default"),
+        (
+            QNetArch::Resnet {
+                blocks: 6,
+                channels: 64,
+            },
+            "reference size",
+        ),
+    ];
+    outln!(
+        "Q-network speed on {size}x{size} (burn Flex CPU; {seconds} s per figure; this machine has {} cores)",
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+    );
+    outln!(
+        "{:<14} {:<15} {:>7} {:>5} {:>13} {:>13}",
+        "network",
+        "",
+        "threads",
+        "batch",
+        "positions/s",
+        "train steps/s"
+    );
+    // 12 network figures, then 12 driver figures, each taking about `seconds`.
+    let bar = crate::progress::bar(false, 24, "figures");
+    for (arch, label) in archs {
+        for threads in [1, 2] {
+            for batch in [1, 32, 256] {
+                let s = measure(arch, size, batch, threads, time)?;
+                bar.inc(1);
+                bar.suspend(|| {
+                    outln!(
+                        "{:<14} {:<15} {threads:>7} {batch:>5} {:>13.0} {:>13.2}",
+                        arch.label(),
+                        label,
+                        s.positions_per_s,
+                        s.train_steps_per_s
+                    );
+                });
+            }
+        }
+    }
+    // The multi-game driver in a table of its own: positions/s with 1, 16 and 64 games at once.
+    outln!();
+    outln!("Multi-game driver (greedy against random), positions/s");
+    outln!(
+        "{:<14} {:<15} {:>7} {:>13} {:>13} {:>13}",
+        "network",
+        "",
+        "threads",
+        "1 game",
+        "16 games",
+        "64 games"
+    );
+    for (arch, label) in archs {
+        for threads in [1, 2] {
+            let figures: Vec<String> = [1, 16, 64]
+                .iter()
+                .map(|&games| {
+                    let rate = match size {
+                        4 => measure_driver::<othello::Othello4>(arch, games, threads, time),
+                        6 => measure_driver::<othello::Othello6>(arch, games, threads, time),
+                        _ => measure_driver::<othello::Othello8>(arch, games, threads, time),
+                    }?;
+                    bar.inc(1);
+                    Ok(format!("{rate:>13.0}"))
+                })
+                .collect::<Result<_>>()?;
+            bar.suspend(|| {
+                outln!(
+                    "{:<14} {:<15} {threads:>7} {}",
+                    arch.label(),
+                    label,
+                    figures.join(" ")
+                );
+            });
+        }
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
