@@ -34,7 +34,8 @@ pub struct TrainArgs {
     pub algo: &'static Algorithm,
     /// The game (default othello4 for q-table, othello8 otherwise; the neural agents train on
     /// every game, e.g. gomoku9 for a quick Gomoku run).
-    #[arg(long)]
+    // Listed after --preset and --defect (the options' first two), as before.
+    #[arg(long, display_order = 2)]
     pub game: Option<GameId>,
     /// The options.
     #[command(flatten)]
