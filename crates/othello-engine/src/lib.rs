@@ -14,7 +14,7 @@ pub mod obf;
 pub mod pattern;
 mod solver;
 mod stability;
-mod table_memory;
+mod table;
 pub mod train;
 pub mod xot;
 

@@ -261,7 +261,7 @@ impl Entry {
 /// by every thread of a search without locks: a slot holds `player ^ data`, `opponent ^ data`
 /// and `data`, so a slot torn by two writers fails the key check and reads as empty.
 pub struct Table {
-    slots: Vec<[AtomicU64; 3]>,
+    slots: Vec<crate::table::Slot>,
     mask: usize,
 }
 
@@ -271,9 +271,7 @@ impl Table {
     pub fn new(bits: u32) -> Table {
         let len = 1usize << bits.clamp(4, 28);
         Table {
-            slots: crate::table_memory::huge_vec(len, || {
-                [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)]
-            }),
+            slots: crate::table::slots(len),
             mask: len - 2,
         }
     }
@@ -286,10 +284,7 @@ impl Table {
 
     #[inline]
     fn read(&self, i: usize, p: u64, o: u64) -> Option<Entry> {
-        let s = &self.slots[i];
-        let data = s[2].load(Ordering::Relaxed);
-        let kp = s[0].load(Ordering::Relaxed) ^ data;
-        let ko = s[1].load(Ordering::Relaxed) ^ data;
+        let (kp, ko, data) = self.slots[i].load();
         (data >> 48 == 1 && kp == p && ko == o).then(|| Entry::unpack(data))
     }
 
@@ -300,11 +295,7 @@ impl Table {
     }
 
     fn write(&self, i: usize, p: u64, o: u64, e: Entry) {
-        let data = e.pack();
-        let s = &self.slots[i];
-        s[0].store(p ^ data, Ordering::Relaxed);
-        s[1].store(o ^ data, Ordering::Relaxed);
-        s[2].store(data, Ordering::Relaxed);
+        self.slots[i].store(p, o, e.pack());
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -341,7 +332,7 @@ impl Table {
             }
         }
         // The first slot keeps the deeper search; the second takes the rest.
-        let first = self.slots[i][2].load(Ordering::Relaxed);
+        let first = self.slots[i].data();
         let slot = if first >> 48 == 0 || Entry::unpack(first).depth <= depth {
             i
         } else {
@@ -353,9 +344,7 @@ impl Table {
     /// Empties every slot.
     pub fn clear(&self) {
         for s in &self.slots {
-            for w in s {
-                w.store(0, Ordering::Relaxed);
-            }
+            s.clear();
         }
     }
 

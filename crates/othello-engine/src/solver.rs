@@ -14,6 +14,8 @@
 use arrayvec::ArrayVec;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64};
+
+use crate::table::Slot;
 use std::time::{Duration, Instant};
 
 use game::Game;
@@ -218,57 +220,34 @@ fn table_index(player: u64, opponent: u64, len: usize) -> usize {
     ((h ^ (h >> 29)) as usize) & (len - 1) & !1
 }
 
-/// One table slot, shared by the threads of a parallel solve without locks: the position is
-/// stored xor-ed with the bounds, so a slot torn by two writers never reads as a valid entry.
-#[derive(Default)]
-struct Slot {
-    /// `player ^ data`, `opponent ^ data`, `data` (the packed bounds, move and empties).
-    words: [AtomicU64; 3],
+/// The solver's entry in a table slot: the bounds, the move and the empties packed in the
+/// slot's data word.
+#[inline(always)]
+fn load(slot: &Slot) -> Entry {
+    let (player, opponent, data) = slot.load();
+    let [lower, upper, best, empties, ..] = data.to_le_bytes();
+    Entry {
+        player,
+        opponent,
+        lower: lower as i8,
+        upper: upper as i8,
+        best,
+        empties,
+    }
 }
 
-impl Slot {
-    #[inline(always)]
-    fn load(&self) -> Entry {
-        let data = self.words[2].load(Relaxed);
-        let [lower, upper, best, empties, ..] = data.to_le_bytes();
-        Entry {
-            player: self.words[0].load(Relaxed) ^ data,
-            opponent: self.words[1].load(Relaxed) ^ data,
-            lower: lower as i8,
-            upper: upper as i8,
-            best,
-            empties,
-        }
-    }
-
-    #[inline(always)]
-    fn store(&self, e: &Entry) {
-        let data =
-            u64::from_le_bytes([e.lower as u8, e.upper as u8, e.best, e.empties, 0, 0, 0, 0]);
-        self.words[0].store(e.player ^ data, Relaxed);
-        self.words[1].store(e.opponent ^ data, Relaxed);
-        self.words[2].store(data, Relaxed);
-    }
+/// Writes `e` into `slot`.
+#[inline(always)]
+fn put(slot: &Slot, e: &Entry) {
+    let data = u64::from_le_bytes([e.lower as u8, e.upper as u8, e.best, e.empties, 0, 0, 0, 0]);
+    slot.store(e.player, e.opponent, data);
 }
 
 /// Asks the CPU to bring this position's bucket into cache: issued when a node lists its
 /// children, so each child's own table probe does not wait on memory.
 #[inline(always)]
 fn prefetch(table: &[Slot], player: u64, opponent: u64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let i = table_index(player, opponent, table.len());
-        let at = table[i..].as_ptr().cast::<i8>();
-        // SAFETY: a prefetch is only a hint; `at` points into the table, and the bucket's end
-        // (48 bytes on) may sit on the next cache line, which a second hint covers.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(at);
-            _mm_prefetch::<_MM_HINT_T0>(at.wrapping_add(47));
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (table, player, opponent);
+    crate::table::prefetch(table, table_index(player, opponent, table.len()));
 }
 
 /// The entry of this position, if the table holds one.
@@ -276,7 +255,7 @@ fn prefetch(table: &[Slot], player: u64, opponent: u64) {
 fn find(table: &[Slot], player: u64, opponent: u64) -> Option<Entry> {
     let i = table_index(player, opponent, table.len());
     (i..i + 2)
-        .map(|j| table[j].load())
+        .map(|j| load(&table[j]))
         .find(|e| e.player == player && e.opponent == opponent)
 }
 
@@ -285,17 +264,17 @@ fn find(table: &[Slot], player: u64, opponent: u64) -> Option<Entry> {
 #[inline(always)]
 fn store(table: &[Slot], e: &Entry) {
     let i = table_index(e.player, e.opponent, table.len());
-    let first = table[i].load();
+    let first = load(&table[i]);
     let j = if first.player == e.player && first.opponent == e.opponent {
         i
-    } else if table[i + 1].load().player == e.player && table[i + 1].load().opponent == e.opponent {
+    } else if load(&table[i + 1]).player == e.player && load(&table[i + 1]).opponent == e.opponent {
         i + 1
     } else if e.empties >= first.empties {
         i
     } else {
         i + 1
     };
-    table[j].store(e);
+    put(&table[j], e);
 }
 
 /// The four quadrants of an `n x n` board in the 8x8 layout.
@@ -1425,15 +1404,13 @@ impl<const N: usize> Solver<N> {
     /// not include writing the table's memory).
     pub fn allocate(&mut self) {
         if self.table.is_empty() {
-            self.table = crate::table_memory::huge_vec(1usize << self.bits, Slot::default);
+            self.table = crate::table::slots(1usize << self.bits);
         }
     }
 
     /// Forgets every stored bound.
     pub fn clear(&mut self) {
-        self.table
-            .iter()
-            .for_each(|slot| slot.store(&Entry::default()));
+        self.table.iter().for_each(Slot::clear);
     }
 
     /// The exact perfect-play margin of `pos` and a best move.
