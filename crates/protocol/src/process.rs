@@ -192,7 +192,9 @@ impl EngineProcess {
         if sent {
             Ok(())
         } else {
-            let why = format!("engine {:?} no longer reads its input", self.program);
+            // An engine that died at once (a bad option, say) may be gone before its first
+            // line: say how it ended and what it wrote, as when it dies while we wait.
+            let why = self.gone("before it read its input");
             self.dead = Some(why.clone());
             Err(why)
         }
