@@ -8,14 +8,13 @@ use anyhow::{bail, Result};
 
 /// `stonelab bench minimax`.
 pub fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Result<()> {
-    let m = learn::speed::value_minimax(model, depth, count)?;
-    outln!(
-        "{} ({}), depth {depth}, {} positions, {} thread(s)",
-        model.display(),
-        m.arch,
-        m.positions,
-        rayon::current_num_threads()
-    );
+    let m = learn::speed::value_minimax(model, depth, count, &mut |arch, positions| {
+        outln!(
+            "{} ({arch}), depth {depth}, {positions} positions, {} thread(s)",
+            model.display(),
+            rayon::current_num_threads()
+        );
+    })?;
     let rows: Vec<(bool, f64, u64, u64, u64)> = m
         .runs
         .iter()

@@ -226,7 +226,8 @@ impl Report {
     pub fn to_text(&self) -> String {
         let report = self;
         let mut out = String::new();
-        let name = |i: usize| report.agents[i].name.as_str();
+        // A report read back from a file may name an agent it does not list.
+        let name = |i: usize| report.agents.get(i).map_or("?", |a| a.name.as_str());
         let width = report
             .agents
             .iter()

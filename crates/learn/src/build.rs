@@ -4,7 +4,7 @@
 
 use game::Game;
 
-use crate::algos::{self, Build, Runner};
+use crate::algos::{Build, Runner};
 use crate::competitive::CompetitiveTrainer;
 use crate::config::RunConfig;
 use crate::dqn::{DqnTrainer, SelfPlayTrainer};
@@ -24,8 +24,8 @@ pub fn build_trainer<G: Game>(
     from: Option<&Checkpoint>,
 ) -> Result<Box<dyn Trainer<G>>, RunError> {
     config.validate()?;
-    let algo = algos::find(&config.algo)
-        .ok_or_else(|| RunError::Settings(format!("unknown algorithm {:?}", config.algo)))?;
+    let algo = crate::config::framework_algorithm(&config.algo).map_err(RunError::Settings)?;
+    // `framework_algorithm` returns only the run framework's algorithms.
     let Runner::Run(build) = algo.runner else {
         return Err(RunError::Settings(format!(
             "{} does not run in a run folder",

@@ -175,7 +175,7 @@ impl From<RunConfig> for Wire {
 }
 
 /// The registry entry of `name`, when the run framework runs it.
-fn framework_algorithm(name: &str) -> Result<&'static algos::Algorithm, String> {
+pub(crate) fn framework_algorithm(name: &str) -> Result<&'static algos::Algorithm, String> {
     algos::find(name).filter(|a| a.is_run()).ok_or_else(|| {
         format!(
             "unknown algorithm {name:?} (known: {})",

@@ -156,14 +156,12 @@ pub fn eval_line(results: &[(String, String, arena::ColourWdl)]) -> String {
 /// through `report`, reading the run's CSV files by column name.
 ///
 /// # Errors
-/// [`RunError::Plot`] for a column a file lacks or a chart that cannot be drawn;
-/// [`RunError::Io`] when the folder cannot be made.
+/// [`RunError::Plot`] for a folder that cannot be made, a column a file lacks or a chart that
+/// cannot be drawn.
 pub fn draw_charts(root: &Path, algo: &Algorithm, report: &dyn Report) -> Result<(), RunError> {
     let plots = root.join(PLOTS);
-    std::fs::create_dir_all(&plots).map_err(|source| RunError::Io {
-        path: plots.clone(),
-        source,
-    })?;
+    std::fs::create_dir_all(&plots)
+        .map_err(|e| RunError::Plot(format!("{}: {e}", plots.display())))?;
     for chart in algo.charts {
         let lines = chart
             .series(root)

@@ -25,6 +25,10 @@ pub enum SpeedError {
     /// The thread pool could not be built, or a measured game failed.
     #[error("speed measurement: {0}")]
     Pool(String),
+    /// The measurement cannot run as asked (a setting out of range, a file that is not a
+    /// value network), or its searches failed or differed.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// Random-looking but deterministic board planes.
@@ -174,18 +178,22 @@ pub struct MinimaxSpeed {
 
 /// Searches the first `count` built-in balanced 8x8 openings to `depth` with the value network
 /// in `model` at the leaves of alpha-beta, its leaves batched and then one at a time, and
-/// checks that both find the same moves, scores and nodes.
+/// checks that both find the same moves, scores and nodes. `started` is called with the
+/// network's architecture and the number of positions once the model has loaded, before the
+/// searches.
 ///
 /// # Errors
-/// [`SpeedError::Pool`] naming the problem: a depth outside 1..=8, no positions or more than
-/// the openings, a file that is not a value network, a failed search, or searches that differ.
+/// [`SpeedError::Refused`] naming the problem: a depth outside 1..=8, no positions or more
+/// than the openings, a file that is not a value network, a failed search, or searches that
+/// differ.
 pub fn value_minimax(
     model: &std::path::Path,
     depth: u32,
     count: usize,
+    started: &mut dyn FnMut(&str, usize),
 ) -> Result<MinimaxSpeed, SpeedError> {
     use search::Agent;
-    let fail = |e: String| SpeedError::Pool(e);
+    let fail = |e: String| SpeedError::Refused(e);
     if !(1..=8).contains(&depth) || count == 0 {
         return Err(fail("--depth 1..=8 and --positions at least 1".into()));
     }
@@ -214,6 +222,7 @@ pub fn value_minimax(
     }
     let positions: Vec<othello::Othello8> =
         openings.iter().take(count).map(|o| *o.position()).collect();
+    started(&loaded.arch.label(), positions.len());
     let mut runs = Vec::new();
     let mut decisions = Vec::new();
     for batched in [true, false] {

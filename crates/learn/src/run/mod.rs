@@ -353,16 +353,6 @@ impl Cell {
     pub fn text(word: impl Into<String>) -> Cell {
         Cell::Text(word.into())
     }
-
-    /// Its number, when it has one.
-    #[must_use]
-    pub fn number(&self) -> Option<f64> {
-        match self {
-            Cell::Int(n) => Some(*n as f64),
-            Cell::Real { value, .. } => Some(*value),
-            Cell::Text(_) | Cell::Empty => None,
-        }
-    }
 }
 
 impl std::fmt::Display for Cell {
