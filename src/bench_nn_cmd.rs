@@ -15,11 +15,6 @@ pub fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Resul
             rayon::current_num_threads()
         );
     })?;
-    let rows: Vec<(bool, f64, u64, u64, u64)> = m
-        .runs
-        .iter()
-        .map(|r| (r.batched, r.seconds, r.nodes, r.evaluated, r.passes))
-        .collect();
     outln!(
         "{:<14} {:>9} {:>10} {:>12} {:>10} {:>11} {:>14}",
         "leaves",
@@ -30,17 +25,24 @@ pub fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Resul
         "mean batch",
         "positions/s"
     );
-    for (batched, seconds, nodes, evaluated, passes) in &rows {
+    for r in &m.runs {
+        let (seconds, nodes, evaluated, passes) = (r.seconds, r.nodes, r.evaluated, r.passes);
         outln!(
             "{:<14} {seconds:>9.2} {nodes:>10} {evaluated:>12} {passes:>10} {:>11.1} {:>14.0}",
-            if *batched { "batched" } else { "one at a time" },
-            *evaluated as f64 / (*passes).max(1) as f64,
-            *evaluated as f64 / seconds
+            if r.batched {
+                "batched"
+            } else {
+                "one at a time"
+            },
+            evaluated as f64 / passes.max(1) as f64,
+            evaluated as f64 / seconds
         );
     }
-    let speedup = (rows[1].3 as f64 / rows[1].1) / (rows[0].3 as f64 / rows[0].1).max(1e-9);
+    let [batched, single] = &m.runs;
+    let speedup = (single.evaluated as f64 / single.seconds)
+        / (batched.evaluated as f64 / batched.seconds).max(1e-9);
     // Time per search, one at a time over batched: above 1, batching is faster.
-    let ratio = rows[1].1 / rows[0].1.max(1e-9);
+    let ratio = single.seconds / batched.seconds.max(1e-9);
     outln!(
         "same moves, scores and nodes both ways; batched evaluates {:.2}x the positions/s of one \
          at a time ({})",

@@ -82,19 +82,18 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
         games: args.games,
         scale: args.scale,
         seed: args.seed,
-        positions: args.positions,
-        cnn: args.cnn.clone(),
-        mlp: args.mlp.clone(),
-        selfplay: args.selfplay.clone(),
-        data: args.data.clone(),
-        depth: args.depth,
+        paper: lab::PaperArgs {
+            positions: args.positions,
+            cnn: args.cnn.clone(),
+            mlp: args.mlp.clone(),
+            selfplay: args.selfplay.clone(),
+            data: args.data.clone(),
+            depth: args.depth,
+        },
     };
     let ui = crate::progress::Terminal { quiet: args.quiet };
     let (path, took) = lab::reproduce(name, &how, args.out.as_deref(), args.force, &ui)?;
-    outln!(
-        "{name}: report in {} ({:.0} s)",
-        path.display(),
-        took.as_secs_f64()
-    );
+    let seconds = took.as_secs_f64();
+    outln!("{name}: report in {} ({seconds:.0} s)", path.display());
     Ok(())
 }

@@ -38,8 +38,8 @@ pub struct PaperArgs {
     pub selfplay: Option<PathBuf>,
     /// The dataset folder.
     pub data: Option<PathBuf>,
-    /// Minimax depth.
-    pub depth: u32,
+    /// Minimax depth (`None`: 3).
+    pub depth: Option<u32>,
 }
 
 /// What an experiment needs to know of its invocation.
@@ -69,6 +69,12 @@ impl Ctx<'_> {
         self.paper
             .positions
             .unwrap_or_else(|| self.scaled(1_000, 1))
+    }
+
+    /// The paper experiments' minimax depth (3 unless asked).
+    #[must_use]
+    pub fn depth(&self) -> u32 {
+        self.paper.depth.unwrap_or(3)
     }
 
     /// `n` scaled by `--scale`, at least `min`.
@@ -128,8 +134,8 @@ impl Ctx<'_> {
                     let _ = write!(cmd, " {flag} {}", v.display());
                 }
             }
-            if self.paper.depth != 3 {
-                let _ = write!(cmd, " --depth {}", self.paper.depth);
+            if self.depth() != 3 {
+                let _ = write!(cmd, " --depth {}", self.depth());
             }
         }
         cmd
@@ -502,18 +508,8 @@ pub struct Invocation {
     pub scale: f64,
     /// Seed of everything random in the experiment.
     pub seed: u64,
-    /// The paper experiments' evaluation positions (default 1,000, scaled).
-    pub positions: Option<usize>,
-    /// The paper experiments' supervised CNN model (default: the bundled one).
-    pub cnn: Option<PathBuf>,
-    /// The paper experiments' MLP model (default: the bundled one).
-    pub mlp: Option<PathBuf>,
-    /// paper-table2's self-play run (default: train one).
-    pub selfplay: Option<PathBuf>,
-    /// The paper experiments' value dataset folder.
-    pub data: Option<PathBuf>,
-    /// The paper experiments' minimax depth (default 3).
-    pub depth: Option<u32>,
+    /// The paper experiments' own settings.
+    pub paper: PaperArgs,
 }
 
 /// The experiment called `name`.
@@ -555,7 +551,7 @@ pub fn reproduce(
     if !(how.scale > 0.0 && how.scale <= 100.0) {
         bail!("--scale must be above 0 and at most 100");
     }
-    let p = how;
+    let p = &how.paper;
     let paper = name.starts_with("paper-");
     if !paper
         && (p.positions.is_some()
@@ -573,8 +569,7 @@ pub fn reproduce(
     if p.positions == Some(0) {
         bail!("--positions must be at least 1");
     }
-    let depth = p.depth.unwrap_or(3);
-    if !(1..=8).contains(&depth) {
+    if !p.depth.is_none_or(|d| (1..=8).contains(&d)) {
         bail!("--depth must be 1 to 8");
     }
     if name == "othello4-value-iteration" && (how.full || how.scale != 1.0) {
@@ -590,14 +585,7 @@ pub fn reproduce(
         scale: how.scale,
         seed: how.seed,
         ui,
-        paper: PaperArgs {
-            positions: p.positions,
-            cnn: p.cnn.clone(),
-            mlp: p.mlp.clone(),
-            selfplay: p.selfplay.clone(),
-            data: p.data.clone(),
-            depth,
-        },
+        paper: p.clone(),
     };
     let started = Instant::now();
     let mut report = Report::new(&format!("{} — {}", experiment.name, experiment.design));

@@ -286,7 +286,7 @@ fn ladder(ctx: &Ctx, report: &mut Report, agents: &[(String, String)]) -> Result
 /// Missing models, unreadable records, a failed game.
 pub fn table1(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let (cnn, mlp) = models(ctx)?;
-    let depth = ctx.paper.depth;
+    let depth = ctx.depth();
     let (starts, about) = positions(ctx)?;
     let a = spec("cnn-minimax", &cnn, depth);
     let b = spec("mlp-minimax", &mlp, depth);
@@ -373,7 +373,7 @@ pub fn table1(ctx: &Ctx, report: &mut Report) -> Result<()> {
 /// Missing models or dataset, a failed run or game.
 pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let (cnn, mlp) = models(ctx)?;
-    let depth = ctx.paper.depth;
+    let depth = ctx.depth();
     let run_dir = match &ctx.paper.selfplay {
         Some(dir) => {
             // The run must be a self-play run: its checkpoints are the table's rows.

@@ -56,18 +56,6 @@ pub enum AlgoSettings {
 }
 
 impl AlgoSettings {
-    /// Whether these are the settings an algorithm of kind `kind` takes.
-    #[must_use]
-    pub fn fits(&self, kind: Settings) -> bool {
-        matches!(
-            (self, kind),
-            (AlgoSettings::QMlp(_), Settings::QMlp)
-                | (AlgoSettings::Dqn(_), Settings::Dqn)
-                | (AlgoSettings::Supervised(_), Settings::Supervised { .. })
-                | (AlgoSettings::ValueSelfPlay(_), Settings::ValueSelfPlay)
-        )
-    }
-
     /// The name of the `config.json` section that holds them.
     #[must_use]
     pub fn section(&self) -> &'static str {
@@ -77,6 +65,12 @@ impl AlgoSettings {
             AlgoSettings::Supervised(_) => "value",
             AlgoSettings::ValueSelfPlay(_) => "value_self_play",
         }
+    }
+
+    /// Whether these are the settings an algorithm of kind `kind` takes: the section it reads.
+    #[must_use]
+    pub fn fits(&self, kind: Settings) -> bool {
+        section_of(kind) == self.section()
     }
 }
 

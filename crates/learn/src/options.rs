@@ -377,7 +377,10 @@ pub fn given_ids(matches: &clap::ArgMatches) -> Vec<String> {
 /// (clap also reports the struct's own group).
 #[must_use]
 pub fn long_flag(id: &str) -> Option<String> {
-    TrainOptions::augment_args(clap::Command::new("train"))
+    // Built once: the checks ask for many flags.
+    static COMMAND: std::sync::OnceLock<clap::Command> = std::sync::OnceLock::new();
+    COMMAND
+        .get_or_init(|| TrainOptions::augment_args(clap::Command::new("train")))
         .get_arguments()
         .find(|a| a.get_id().as_str() == id)
         .and_then(clap::Arg::get_long)

@@ -73,14 +73,13 @@ pub fn execute<G: Game>(
     let bar = report.steps(run.episodes as u64, "episodes");
     bar.set_position(start as u64);
     bar.reset_eta();
-    if run.value().is_some() {
-        let steps = Arc::clone(&bar);
-        trainer.set_step_progress(Some(Box::new(move |step, steps_in_epoch| {
-            if step % 20 == 0 || step == steps_in_epoch {
-                steps.set_message(format!("epoch: batch {step}/{steps_in_epoch}"));
-            }
-        })));
-    }
+    // Trainers whose rounds are short ignore it; the supervised ones report their batches.
+    let steps = Arc::clone(&bar);
+    trainer.set_step_progress(Some(Box::new(move |step, steps_in_epoch| {
+        if step % 20 == 0 || step == steps_in_epoch {
+            steps.set_message(format!("epoch: batch {step}/{steps_in_epoch}"));
+        }
+    })));
     let mut recent: VecDeque<bool> = VecDeque::new();
     let mut last_loss: Option<f64> = None;
     let mut last_eval_line = String::new();
@@ -129,13 +128,9 @@ pub fn execute<G: Game>(
             Progress::Started { .. } | Progress::Checkpointed(_) => {}
         },
     )?;
+    // The last round always ends with an evaluation, which drew the charts from the complete
+    // logs.
     bar.finish();
-    if run.value().is_some() {
-        // The loss curve is per epoch: draw it once more with the last epoch.
-        if let Err(e) = draw_charts(dir.root(), algo, report) {
-            chart_error.get_or_insert(e);
-        }
-    }
     match chart_error {
         Some(e) => Err(e),
         None => Ok(Finished::Trained(summary)),
@@ -160,8 +155,7 @@ pub fn eval_line(results: &[(String, String, arena::ColourWdl)]) -> String {
 /// cannot be drawn.
 pub fn draw_charts(root: &Path, algo: &Algorithm, report: &dyn Report) -> Result<(), RunError> {
     let plots = root.join(PLOTS);
-    std::fs::create_dir_all(&plots)
-        .map_err(|e| RunError::Plot(format!("{}: {e}", plots.display())))?;
+    files::create_dir_all(&plots).map_err(|e| RunError::Plot(e.to_string()))?;
     for chart in algo.charts {
         let lines = chart
             .series(root)

@@ -193,7 +193,7 @@ pub fn value_minimax(
     started: &mut dyn FnMut(&str, usize),
 ) -> Result<MinimaxSpeed, SpeedError> {
     use search::Agent;
-    let fail = |e: String| SpeedError::Refused(e);
+    let fail = SpeedError::Refused;
     if !(1..=8).contains(&depth) || count == 0 {
         return Err(fail("--depth 1..=8 and --positions at least 1".into()));
     }

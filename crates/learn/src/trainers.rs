@@ -21,6 +21,26 @@ fn color_name(c: Color) -> &'static str {
     }
 }
 
+/// The log row of a trainer that plays both colours: the episode, the winner, each colour's
+/// reward and ε, then the trainer's own `rest`.
+fn both_colours<const N: usize>(
+    episode: usize,
+    winner: Option<Color>,
+    rewards: [f32; 2],
+    epsilon: f64,
+    rest: [Cell; N],
+) -> Vec<Cell> {
+    let mut cells = vec![
+        Cell::count(episode),
+        Cell::text(winner.map_or("draw", color_name)),
+        Cell::real(f64::from(rewards[0]), 4),
+        Cell::real(f64::from(rewards[1]), 4),
+        Cell::real(epsilon, 4),
+    ];
+    cells.extend(rest);
+    cells
+}
+
 /// A card without the file facts (name, sha256, size), which writing fills in.
 #[allow(clippy::too_many_arguments)]
 fn card(
@@ -190,16 +210,17 @@ impl<G: Game> Trainer<G> for SelfPlayTrainer<G> {
         Ok(stats
             .into_iter()
             .map(|s| EpisodeRow {
-                values: vec![
-                    Cell::count(s.episode),
-                    Cell::text(s.winner.map_or("draw", color_name)),
-                    Cell::real(f64::from(s.rewards[0]), 4),
-                    Cell::real(f64::from(s.rewards[1]), 4),
-                    Cell::real(s.epsilon, 4),
-                    Cell::maybe(s.loss, 6),
-                    Cell::count(replay),
-                    Cell::count(steps),
-                ],
+                values: both_colours(
+                    s.episode,
+                    s.winner,
+                    s.rewards,
+                    s.epsilon,
+                    [
+                        Cell::maybe(s.loss, 6),
+                        Cell::count(replay),
+                        Cell::count(steps),
+                    ],
+                ),
                 won: s.winner == Some(Color::Black),
                 loss: s.loss,
             })
@@ -235,15 +256,13 @@ impl<G: Game> Trainer<G> for CompetitiveTrainer<G> {
         Ok(stats
             .into_iter()
             .map(|s| EpisodeRow {
-                values: vec![
-                    Cell::count(s.episode),
-                    Cell::text(s.winner.map_or("draw", color_name)),
-                    Cell::real(f64::from(s.rewards[0]), 4),
-                    Cell::real(f64::from(s.rewards[1]), 4),
-                    Cell::real(s.epsilon, 4),
-                    Cell::maybe(s.loss[0], 6),
-                    Cell::maybe(s.loss[1], 6),
-                ],
+                values: both_colours(
+                    s.episode,
+                    s.winner,
+                    s.rewards,
+                    s.epsilon,
+                    [Cell::maybe(s.loss[0], 6), Cell::maybe(s.loss[1], 6)],
+                ),
                 won: s.winner == Some(Color::Black),
                 loss: s.loss[0],
             })
