@@ -543,8 +543,7 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
                 let batched = spec.get::<bool>("batch")?.unwrap_or(true);
                 let model = learn::value::ValueModel::load(&path, algo, &game, G::BOARD_SIZE)
                     .map_err(|e| bad(spec, &path, e))?;
-                let eval =
-                    learn::value::ValueEvaluator::new(model.net, model.input).batched(batched);
+                let eval = model.evaluator().batched(batched);
                 Ok(Box::new(learn::value::ValueMinimax::<G>::new(
                     spec.to_string(),
                     std::sync::Arc::new(eval),

@@ -297,8 +297,21 @@ fn check_symmetries<G: Game>(
     legal: &HashSet<G::Move>,
     outcome: Option<crate::Outcome>,
 ) -> Result<(), String> {
+    let canonical = pos.canonical();
+    if canonical != crate::symmetry::canonical_image(pos) {
+        return Err(format!(
+            "canonical() gives {canonical}, the generic canonical image is {}",
+            crate::symmetry::canonical_image(pos)
+        ));
+    }
     for sym in Symmetry::ALL {
         let t = pos.transform(sym);
+        if t.canonical() != canonical {
+            return Err(format!(
+                "{sym:?}: the image's canonical form {} is not the position's {canonical}",
+                t.canonical()
+            ));
+        }
         if t.side_to_move() != pos.side_to_move() {
             return Err(format!("{sym:?} changed the side to move"));
         }

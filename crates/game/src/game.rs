@@ -145,6 +145,13 @@ pub trait Game:
     /// A move seen through a board symmetry (a pass stays a pass).
     fn transform_move(mv: Self::Move, sym: Symmetry) -> Self::Move;
 
+    /// The canonical image of the position ([`crate::canonical_image`]): the same
+    /// position for a position and each of its eight images. Games override it with a fast twin.
+    #[must_use]
+    fn canonical(&self) -> Self {
+        crate::symmetry::canonical_image(self)
+    }
+
     /// The stone on the point with action index `index` (row-major from `a1`: index
     /// `row * BOARD_SIZE + col`), if any; `None` off the board.
     fn stone_at(&self, index: usize) -> Option<Color>;

@@ -26,7 +26,7 @@ mod symmetry;
 pub use color::{Color, ParseColorError};
 pub use game::{Game, IllegalMove, IllegalReason};
 pub use outcome::{GameResult, Outcome};
-pub use symmetry::Symmetry;
+pub use symmetry::{canonical_image, Symmetry};
 
 /// Leaves of the game tree `depth` plies below `pos`, through the [`Game`] trait alone (the slow,
 /// generic twin of each game's fast perft). Every legal move counts, a pass included; a finished

@@ -65,6 +65,37 @@ impl Symmetry {
     }
 }
 
+/// The stones of `pos` as two numbers, Black's then White's, whose bit `index` is the point with
+/// action index `index`; each number as its bits from the highest point down, so that comparing
+/// two keys compares the numbers.
+fn stone_key<G: crate::Game>(pos: &G) -> (Vec<bool>, Vec<bool>) {
+    let points = G::BOARD_SIZE * G::BOARD_SIZE;
+    let stones = |colour| {
+        (0..points)
+            .rev()
+            .map(|i| pos.stone_at(i) == Some(colour))
+            .collect()
+    };
+    (stones(crate::Color::Black), stones(crate::Color::White))
+}
+
+/// The canonical image of a position among its eight images under the board symmetries: the
+/// one whose Black stones, read as a number with point `index` as bit `index`, are smallest,
+/// then whose White stones are (the side to move is the same in every image). Equal for a
+/// position and all its images; on 8x8 Othello the image `othello::dataset::StateKey::canonical`
+/// keys a merged dataset by.
+#[must_use]
+pub fn canonical_image<G: crate::Game>(pos: &G) -> G {
+    Symmetry::ALL
+        .iter()
+        .map(|&sym| {
+            let image = pos.transform(sym);
+            (stone_key(&image), image)
+        })
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map_or_else(|| pos.clone(), |(_, image)| image)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

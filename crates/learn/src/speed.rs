@@ -226,9 +226,7 @@ pub fn value_minimax(
     let mut runs = Vec::new();
     let mut decisions = Vec::new();
     for batched in [true, false] {
-        let eval = std::sync::Arc::new(
-            crate::value::ValueEvaluator::new(loaded.net.clone(), loaded.input).batched(batched),
-        );
+        let eval = std::sync::Arc::new(loaded.evaluator().batched(batched));
         let started = Instant::now();
         let mut nodes = 0;
         let mut found = Vec::new();

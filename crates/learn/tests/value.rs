@@ -15,9 +15,9 @@ use learn::checkpoint::{read_model, write_model};
 use learn::run::{Trainer, CHECKPOINTS};
 use learn::value::positions::{evaluation_positions, is_balanced, self_play_starts};
 use learn::value::{
-    score_of, SupervisedConfig, SupervisedTrainer, ValueArch, ValueData, ValueEvaluator,
-    ValueInput, ValueMinimax, ValueModel, ValueNet, ValueSelfPlayConfig, ValueSelfPlayTrainer,
-    CNN_ALGO, MLP_ALGO,
+    score_of, Orientation, SupervisedConfig, SupervisedTrainer, ValueArch, ValueData,
+    ValueEvaluator, ValueInput, ValueMinimax, ValueModel, ValueNet, ValueSelfPlayConfig,
+    ValueSelfPlayTrainer, CNN_ALGO, MLP_ALGO,
 };
 use learn::{
     build_trainer, resume, train, AlgoSettings, Mobility, Opponent, RunConfig, RunDir, RunError,
@@ -131,7 +131,7 @@ fn dataset(dir: &Path, seed: u64, states: usize) -> Vec<Record> {
             }
         })
         .collect();
-    sort_by_frequency(&mut records);
+    sort_by_frequency(&mut records, 0);
     let train = frequency_train_len(records.len());
     write_dataset(
         &dir.join("merged-frequency-train.bin"),
@@ -272,7 +272,7 @@ fn model_test_losses(path: &Path, algo: &str, data: &Path) -> (f64, f64) {
         0,
     )
     .expect("test states");
-    let eval = ValueEvaluator::new(model.net, model.input);
+    let eval = model.evaluator();
     test.losses(|p| eval.probabilities(p))
 }
 
@@ -407,7 +407,7 @@ fn supervised_training_learns_and_logs_the_exported_models_test_loss() {
         assert_eq!(trainer.data().0.records.len(), 320, "{arch}");
         assert_eq!(trainer.data().1.records.len(), 80, "{arch}");
         let train_loss = |t: &SupervisedTrainer| {
-            let eval = ValueEvaluator::new(t.inference_net(), config.input);
+            let eval = ValueEvaluator::new(t.inference_net(), config.input, config.orientation());
             t.data().0.losses(|p| eval.probabilities(p)).0
         };
         let (train0, test0) = (train_loss(&trainer), trainer.test_losses().0);
@@ -655,6 +655,102 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Orientation
+
+const CANONICAL: Orientation = Orientation::Canonical;
+
+/// The values `eval` gives the eight images of `pos`.
+fn image_values(eval: &ValueEvaluator, pos: &Othello8) -> Vec<f32> {
+    let images: Vec<Othello8> = game::Symmetry::ALL
+        .iter()
+        .map(|&s| pos.transform(s))
+        .collect();
+    eval.probabilities(&images)
+}
+
+/// A network trained on merged states reads each position's canonical image, the one it was
+/// trained on: its card says so, and the 8 images of any position get one value from the
+/// model file, in a batch and alone; the same network shown the images as played gives them
+/// different values. A card from before the field existed is read by its settings' symmetries.
+#[test]
+fn a_network_trained_on_merged_states_gives_the_eight_images_one_value() {
+    let data = folder("orientation-data");
+    dataset(&data, 5, 300);
+    let mut trainer =
+        SupervisedTrainer::new("cnn-supervised", supervised("cnn:4,k3,8", &data)).expect("trainer");
+    trainer.epoch();
+    let dir = folder("orientation-model");
+    let path = export(&trainer, &dir).remove(0);
+    let model = ValueModel::load(&path, CNN_ALGO, "othello8", 8).expect("model");
+    assert_eq!(model.orientation, Orientation::Canonical);
+    let card: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(learn::checkpoint::card_path(&path)).expect("card"))
+            .expect("card json");
+    assert_eq!(card["arch"]["orientation"], "canonical");
+    let canonical = model.evaluator();
+    let as_played = ValueEvaluator::new(model.net.clone(), model.input, Orientation::AsPlayed);
+    let positions: Vec<Othello8> = decision_points(77, 6).into_iter().step_by(7).collect();
+    assert!(positions.len() >= 20, "{}", positions.len());
+    let mut differ = 0;
+    for pos in &positions {
+        let values = image_values(&canonical, pos);
+        assert!(
+            values.iter().all(|&v| v == values[0]),
+            "{values:?} for the images of\n{}",
+            pos.board_string()
+        );
+        let alone = canonical.probabilities(std::slice::from_ref(pos))[0];
+        assert_eq!(alone, values[0], "alone and in a batch");
+        let raw = image_values(&as_played, pos);
+        differ += usize::from(raw.iter().any(|&v| v != raw[0]));
+        // The canonical image is the dataset's key.
+        assert_eq!(
+            StateKey::of(&pos.canonical()),
+            StateKey::of(pos).canonical(),
+            "{}",
+            pos.board_string()
+        );
+    }
+    assert!(
+        differ * 2 > positions.len(),
+        "as played, only {differ} of {} differ",
+        positions.len()
+    );
+
+    // An old card: no arch.orientation; merged settings mean canonical, raw ones as played.
+    let mut old = card.clone();
+    old["arch"]
+        .as_object_mut()
+        .expect("arch")
+        .remove("orientation");
+    let (_, weights) = read_model(&path).expect("model file");
+    for (symmetries, expected) in [
+        ("merged", Orientation::Canonical),
+        ("raw", Orientation::AsPlayed),
+    ] {
+        old["config"]["symmetries"] = serde_json::json!(symmetries);
+        let card: learn::checkpoint::Card = serde_json::from_value(old.clone()).expect("card");
+        let legacy = dir.join(format!("old-{symmetries}.safetensors"));
+        write_model(&legacy, &weights, card).expect("write");
+        let loaded = ValueModel::load(&legacy, CNN_ALGO, "othello8", 8).expect("old model");
+        assert_eq!(loaded.orientation, expected, "{symmetries}");
+    }
+    // A card naming no orientation stonelab knows is refused by name.
+    let mut bad = card.clone();
+    bad["arch"]["orientation"] = serde_json::json!("sideways");
+    let card: learn::checkpoint::Card = serde_json::from_value(bad).expect("card");
+    let wrong = dir.join("bad.safetensors");
+    write_model(&wrong, &weights, card).expect("write");
+    let err = ValueModel::load(&wrong, CNN_ALGO, "othello8", 8)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(err.contains("arch.orientation"), "{err}");
+    let _ = std::fs::remove_dir_all(&data);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Batched leaves
 
 /// Minimax over a value network with batched leaves and with one-at-a-time evaluation: the same
@@ -679,8 +775,9 @@ fn batched_leaves_search_like_one_at_a_time_in_fewer_passes() {
         let (mut passes_b, mut passes_u) = (0, 0);
         for depth in 1..=3u32 {
             for pos in &positions {
-                let batched = Arc::new(ValueEvaluator::new(net.clone(), input));
-                let single = Arc::new(ValueEvaluator::new(net.clone(), input).batched(false));
+                let batched = Arc::new(ValueEvaluator::new(net.clone(), input, CANONICAL));
+                let single =
+                    Arc::new(ValueEvaluator::new(net.clone(), input, CANONICAL).batched(false));
                 let mut b = ValueMinimax::<Othello8>::new("b".into(), batched.clone(), depth);
                 let mut u = ValueMinimax::<Othello8>::new("u".into(), single.clone(), depth);
                 let db = b.select(pos, &Budget::default()).expect("batched");
@@ -708,7 +805,7 @@ fn batched_leaves_search_like_one_at_a_time_in_fewer_passes() {
                     assert_eq!(nb, u64::from(open > 0), "depth 1 is one batch");
                     assert_eq!(nu, open, "one pass per open child");
                     // The best child, read from the network one by one.
-                    let eval = ValueEvaluator::new(net.clone(), input);
+                    let eval = ValueEvaluator::new(net.clone(), input, CANONICAL);
                     let best = pos
                         .legal_moves()
                         .into_iter()

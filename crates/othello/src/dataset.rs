@@ -18,8 +18,12 @@
 //!
 //! # Splits
 //!
-//! - *Frequency* (the published one): states sorted by count, most frequent first, ties by key
-//!   ([`sort_by_frequency`]); the first `⌊0.8 n⌋` train ([`frequency_train_len`]), the rest test.
+//! - *Frequency* (the published one): states sorted by count, most frequent first, ties in a
+//!   seeded random order ([`sort_by_frequency`]); the first `⌊0.8 n⌋` train
+//!   ([`frequency_train_len`]), the rest test. Nearly all the states are seen once, so the cut
+//!   falls inside the tie of count 1: ordering that tie by key (as this module once did) sent
+//!   the once-seen states with the largest keys — late positions, Black owning corners — to
+//!   test and the rest to training, a test set from another region than the training set.
 //! - *Game*: each game goes to train or test (80/20) by a seeded hash of its identity, the file's
 //!   year and its index in the file ([`GameId::part`]); states are aggregated separately over the
 //!   two halves, so one state may be in both ([`GameSplit::shared`]).
@@ -32,7 +36,7 @@
 //! checksum: 64-bit FNV-1a over the records, continued over header bytes 0–23. Then the records,
 //! 25 bytes each: `u64` black, `u64` white (bit `8*row + col`, `a1` = 0), `u8` side to move (0
 //! black, 1 white), `u32` count `N`, `u32` `wins2` (`Σ 2z`, exact; `V = wins2 / (2N)`). Frequency
-//! files hold their records in split order (count descending, then key); the others in key order
+//! files hold their records in split order (count descending, then [`tie_rank`]); the others in key order
 //! (black, white, side). A file being written has zeros for its magic until it is finished.
 //! [`DatasetReader`] streams a file in chunks and checks everything, the checksum at the end.
 
@@ -428,9 +432,27 @@ pub fn aggregate<E>(
     Ok((states, split))
 }
 
-/// Sorts states for the frequency split: count descending, then key ascending.
-pub fn sort_by_frequency(states: &mut [Record]) {
-    states.sort_unstable_by(|a, b| b.count.cmp(&a.count).then(a.key.cmp(&b.key)));
+/// Where a state goes among the states of its count under `seed`: a SplitMix64 hash of the
+/// seed and the key, so states of one count come in a seeded random order that does not depend
+/// on where on the board they are. Independent of std's hasher and of the platform.
+#[must_use]
+pub const fn tie_rank(key: &StateKey, seed: u64) -> u64 {
+    let side = match key.side {
+        Color::Black => 0,
+        Color::White => 1,
+    };
+    splitmix64(splitmix64(splitmix64(seed ^ key.black) ^ key.white) ^ side)
+}
+
+/// Sorts states for the frequency split: count descending, then by [`tie_rank`] under `seed`
+/// (a seeded shuffle of each count's states), then by key (for a total order).
+pub fn sort_by_frequency(states: &mut [Record], seed: u64) {
+    states.sort_unstable_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(tie_rank(&a.key, seed).cmp(&tie_rank(&b.key, seed)))
+            .then(a.key.cmp(&b.key))
+    });
 }
 
 /// How many of `n` states (sorted by [`sort_by_frequency`]) the frequency split trains on:

@@ -614,6 +614,29 @@ impl<const N: usize> Game for Othello<N> {
         }
     }
 
+    /// The image with the smallest Black discs, then White discs, as 64-bit numbers (the order
+    /// of [`game::canonical_image`], whose points go in the same row-major order); on
+    /// 8x8 through the fast transforms of [`crate::dataset::transform_bits`], so it is the
+    /// image [`crate::dataset::StateKey::canonical`] keys a merged dataset by.
+    fn canonical(&self) -> Self {
+        let image = |sym: Symmetry| {
+            if N == 8 {
+                Othello {
+                    player: crate::dataset::transform_bits(self.player, sym),
+                    opponent: crate::dataset::transform_bits(self.opponent, sym),
+                    side: self.side,
+                }
+            } else {
+                self.transform(sym)
+            }
+        };
+        Symmetry::ALL
+            .iter()
+            .map(|&sym| image(sym))
+            .min_by_key(|p| (p.discs(Color::Black), p.discs(Color::White)))
+            .unwrap_or(*self)
+    }
+
     fn transform_move(mv: Move, sym: Symmetry) -> Move {
         match mv {
             Move::Place(sq) if sq.on_board(N) => {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use game::{Color, Game, Symmetry};
 use othello::dataset::{
-    aggregate, decision_points, frequency_train_len, merge_symmetries, sort_by_frequency,
+    aggregate, decision_points, frequency_train_len, merge_symmetries, sort_by_frequency, tie_rank,
     write_dataset, DatasetReader, DatasetWriter, FormatError, GameError, GameId, Occurrence, Part,
     Record, Split, StateKey, Symmetries, HEADER_LEN, RECORD_LEN,
 };
@@ -202,21 +202,83 @@ fn the_game_split_aggregates_each_half() {
     assert!(ids.clone().any(|id| id.part(0) != id.part(1)));
 }
 
+/// The frequency split cuts inside the tie of states seen once: broken by key, the test half
+/// would take the states with the largest keys (here: every state with Black on h8, the
+/// highest bit, while they are fewer than a fifth); the seeded order sends them to both halves
+/// in proportion.
+#[test]
+fn the_frequency_split_breaks_count_ties_without_regard_to_the_board() {
+    let mut rng = game::hash::SplitMix(9);
+    let mut states: Vec<Record> = Vec::new();
+    while states.len() < 5_000 {
+        // A random position: every square black, white or empty.
+        let (mut black, mut white) = (0u64, 0u64);
+        for sq in 0..64 {
+            match rng.below(3) {
+                0 => black |= 1 << sq,
+                1 => white |= 1 << sq,
+                _ => {}
+            }
+        }
+        if rng.chance(0.5) {
+            black &= !(1 << 63);
+        }
+        let side = if rng.chance(0.5) {
+            Color::Black
+        } else {
+            Color::White
+        };
+        states.push(Record {
+            key: StateKey { black, white, side },
+            count: 1,
+            wins2: 0,
+        });
+    }
+    let h8 = |r: &Record| r.key.black >> 63 == 1;
+    let overall = states.iter().filter(|r| h8(r)).count() as f64 / states.len() as f64;
+    assert!((0.1..0.25).contains(&overall), "{overall}");
+    for seed in [0, 1, 2] {
+        sort_by_frequency(&mut states, seed);
+        let test = &states[frequency_train_len(states.len())..];
+        let share = test.iter().filter(|r| h8(r)).count() as f64 / test.len() as f64;
+        assert!(
+            (share - overall).abs() < 0.04,
+            "seed {seed}: {share} of the test states have Black on h8, {overall} of all"
+        );
+    }
+    // Ordered by key, the bias the split once had.
+    states.sort_by_key(|r| r.key);
+    let test = &states[frequency_train_len(states.len())..];
+    assert!(test.iter().filter(|r| h8(r)).count() as f64 / test.len() as f64 > 0.5);
+}
+
 #[test]
 fn the_frequency_split_is_80_20_by_count() {
     let mut out = occurrences();
     let (mut states, _) = aggregate(&mut out, no_split).unwrap();
-    sort_by_frequency(&mut states);
+    sort_by_frequency(&mut states, 0);
     let n = states.len();
     let train = frequency_train_len(n);
     assert_eq!((n, train, n - train), (11, 8, 3));
     assert_eq!(states[0].key, key(""));
     let counts: Vec<u32> = states.iter().map(|r| r.count).collect();
     assert_eq!(counts, [3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1]);
-    // Ties by key.
+    // Ties in the seeded order of tie_rank.
     assert!(states
         .windows(2)
-        .all(|w| w[0].count > w[1].count || w[0].key < w[1].key));
+        .all(|w| w[0].count > w[1].count || tie_rank(&w[0].key, 0) < tie_rank(&w[1].key, 0)));
+    // Another seed orders the ties of count 1 otherwise, and the counts alike.
+    let mut other = states.clone();
+    sort_by_frequency(&mut other, 1);
+    assert_eq!(
+        other.iter().map(|r| r.count).collect::<Vec<_>>(),
+        counts,
+        "counts still descend"
+    );
+    assert_ne!(
+        other.iter().map(|r| r.key).collect::<Vec<_>>(),
+        states.iter().map(|r| r.key).collect::<Vec<_>>()
+    );
     // The published sizes: 7,314,328 states give a test set of 1,462,866.
     assert_eq!(7_314_328 - frequency_train_len(7_314_328), 1_462_866);
     for n in [0, 1, 4, 5, 99, 1000, 12_345_678] {

@@ -10,7 +10,7 @@ use search::{
     Agent, AgentError, AlphaBeta, AlphaBetaConfig, Budget, Decision, Evaluator, ScoreScale,
 };
 
-use super::net::{ValueInput, ValueNet};
+use super::net::{Orientation, ValueInput, ValueNet};
 
 /// A value network's win probability `p` as a search score: `(2p − 1)·10,000` for the side to
 /// move ([`ScoreScale::FineExpectation`]).
@@ -29,6 +29,7 @@ pub fn score_of(p: f32) -> i32 {
 pub struct ValueEvaluator {
     net: ValueNet,
     input: ValueInput,
+    orientation: Orientation,
     device: Device,
     /// Whether it asks alpha-beta for batches (`false` measures batch-1 evaluation).
     batched: bool,
@@ -37,12 +38,14 @@ pub struct ValueEvaluator {
 }
 
 impl ValueEvaluator {
-    /// An evaluator over an inference network reading `input`.
+    /// An evaluator over an inference network reading `input` of the image `orientation`
+    /// names (the one the network was trained on).
     #[must_use]
-    pub fn new(net: ValueNet, input: ValueInput) -> Self {
+    pub fn new(net: ValueNet, input: ValueInput, orientation: Orientation) -> Self {
         ValueEvaluator {
             net,
             input,
+            orientation,
             device: Device::default(),
             batched: true,
             positions: AtomicU64::new(0),
@@ -67,7 +70,9 @@ impl ValueEvaluator {
         )
     }
 
-    /// The win probabilities of `positions` for their sides to move, in one forward pass.
+    /// The win probabilities of `positions` for their sides to move, in one forward pass (each
+    /// position seen as the network's orientation says: a network trained on merged states
+    /// gives the 8 images of a position one value).
     pub fn probabilities<G: Game>(&self, positions: &[G]) -> Vec<f32> {
         if positions.is_empty() {
             return Vec::new();
@@ -76,7 +81,7 @@ impl ValueEvaluator {
         let planes = self.input.planes();
         let mut x = Vec::with_capacity(positions.len() * planes * n * n);
         for pos in positions {
-            self.input.encode(pos, &mut x);
+            self.orientation.encode(self.input, pos, &mut x);
         }
         self.positions
             .fetch_add(positions.len() as u64, Ordering::Relaxed);

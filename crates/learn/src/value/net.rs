@@ -53,6 +53,40 @@ impl ValueInput {
     }
 }
 
+/// Which image of a position a value network reads: the one it was trained on. A network
+/// trained on states merged over the 8 symmetries has only seen canonical images
+/// ([`Game::canonical`]); shown another image of the same position it answers for a position it
+/// never saw, so every evaluation maps the position to its canonical image first. Written on
+/// the card (`arch.orientation`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Orientation {
+    /// Each position as played (trained on raw states, or on all 8 images).
+    #[default]
+    AsPlayed,
+    /// Each position's canonical image (trained on merged states).
+    Canonical,
+}
+
+impl Orientation {
+    /// The image of `pos` the network reads.
+    #[must_use]
+    pub fn image<G: Game>(self, pos: &G) -> G {
+        match self {
+            Orientation::AsPlayed => pos.clone(),
+            Orientation::Canonical => pos.canonical(),
+        }
+    }
+
+    /// Appends the planes of the image of `pos` the network reads, as `input` encodes it.
+    pub fn encode<G: Game>(self, input: ValueInput, pos: &G, out: &mut Vec<f32>) {
+        match self {
+            Orientation::AsPlayed => input.encode(pos, out),
+            Orientation::Canonical => input.encode(&pos.canonical(), out),
+        }
+    }
+}
+
 /// The shape of a value network.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
@@ -328,14 +362,37 @@ pub struct ValueModel {
     pub input: ValueInput,
     /// Its shape.
     pub arch: ValueArch,
+    /// The image of a position it reads.
+    pub orientation: Orientation,
     /// The card.
     pub card: Card,
 }
 
-/// The card fields a value model adds to its settings: the input encoding.
+/// The card fields a value model adds to its settings: the input encoding and orientation.
 #[must_use]
-pub fn card_arch(arch: &ValueArch, input: ValueInput) -> serde_json::Value {
-    serde_json::json!({ "net": arch, "input": input })
+pub fn card_arch(
+    arch: &ValueArch,
+    input: ValueInput,
+    orientation: Orientation,
+) -> serde_json::Value {
+    serde_json::json!({ "net": arch, "input": input, "orientation": orientation })
+}
+
+/// The orientation a card names (`arch.orientation`). A card written before the field existed
+/// names none: it is read as canonical when its settings say it trained on merged states
+/// (`config.symmetries`), and as played otherwise (an old self-play card: its games were
+/// learned as played).
+fn card_orientation(card: &Card, spec: &serde_json::Value) -> Result<Orientation, String> {
+    match spec.get("orientation") {
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| format!("arch.orientation: {e}")),
+        None => Ok(
+            if card.config.get("symmetries").and_then(|v| v.as_str()) == Some("merged") {
+                Orientation::Canonical
+            } else {
+                Orientation::AsPlayed
+            },
+        ),
+    }
 }
 
 impl ValueModel {
@@ -365,11 +422,12 @@ impl ValueModel {
             }
             let input: ValueInput = serde_json::from_value(spec["input"].clone())
                 .map_err(|e| bad(format!("arch.input: {e}")))?;
+            let orientation = card_orientation(card, &spec).map_err(bad)?;
             let net = ValueNet::new(&arch, input.planes(), n, 0, &Device::default());
-            found = Some((arch, input));
+            found = Some((arch, input, orientation));
             Ok(net)
         })?;
-        let (arch, input) = found.ok_or_else(|| ModelError::Card {
+        let (arch, input, orientation) = found.ok_or_else(|| ModelError::Card {
             path: card_path(path),
             why: "no arch".into(),
         })?;
@@ -377,7 +435,15 @@ impl ValueModel {
             net,
             input,
             arch,
+            orientation,
             card,
         })
+    }
+
+    /// The model as a search evaluator (it reads the image of each position it was trained
+    /// on).
+    #[must_use]
+    pub fn evaluator(&self) -> super::agent::ValueEvaluator {
+        super::agent::ValueEvaluator::new(self.net.clone(), self.input, self.orientation)
     }
 }

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use super::agent::{ValueEvaluator, ValueMinimax};
-use super::net::{card_arch, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO};
+use super::net::{card_arch, Orientation, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO};
 use super::positions::self_play_starts;
 use super::supervised::{adam, counter, evaluate_value_net, load_training, save_training};
 use crate::checkpoint::{load_weights, read_model, weights_bytes, Card, ModelError};
@@ -110,6 +110,8 @@ pub struct ValueSelfPlayTrainer {
     config: ValueSelfPlayConfig,
     arch: ValueArch,
     input: ValueInput,
+    /// The image the supervised network read, kept for play and learning alike.
+    orientation: Orientation,
     base: Card,
     net: ValueNet,
     previous: ValueNet,
@@ -172,6 +174,7 @@ impl ValueSelfPlayTrainer {
         Ok(ValueSelfPlayTrainer {
             arch: model.arch,
             input: model.input,
+            orientation: model.orientation,
             base: model.card,
             previous: model.net,
             net,
@@ -204,7 +207,7 @@ impl ValueSelfPlayTrainer {
         let agent = |net: ValueNet| {
             ValueMinimax::<Othello8>::new(
                 "cnn-minimax".into(),
-                Arc::new(ValueEvaluator::new(net, self.input)),
+                Arc::new(ValueEvaluator::new(net, self.input, self.orientation)),
                 self.config.depth,
             )
         };
@@ -257,7 +260,7 @@ impl ValueSelfPlayTrainer {
         let planes = self.input.planes();
         let mut x = Vec::with_capacity(rows * planes * 64);
         for p in &game.positions {
-            self.input.encode(p, &mut x);
+            self.orientation.encode(self.input, p, &mut x);
         }
         let mut loss_value = 0.0;
         for _ in 0..self.config.epochs_per_game {
@@ -289,7 +292,7 @@ impl ValueSelfPlayTrainer {
             algo: CNN_ALGO.into(),
             game: Othello8::ID.into(),
             board_size: 8,
-            arch: Some(card_arch(&self.arch, self.input)),
+            arch: Some(card_arch(&self.arch, self.input, self.orientation)),
             config,
             episodes: self.episode,
             train_steps: self.base.train_steps + self.steps,
@@ -363,7 +366,7 @@ impl Trainer<Othello8> for ValueSelfPlayTrainer {
         let r = evaluate_value_net(
             "cnn-minimax",
             self.inference_net(),
-            self.input,
+            (self.input, self.orientation),
             self.config.depth,
             opponent,
             settings,

@@ -18,7 +18,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::agent::{ValueEvaluator, ValueMinimax};
-use super::net::{card_arch, ValueArch, ValueInput, ValueNet};
+use super::net::{card_arch, Orientation, ValueArch, ValueInput, ValueNet};
 use crate::checkpoint::{weights_bytes, write_atomic, Card, ModelError};
 use crate::run::{AgentFactory, Cell, EpisodeRow, Export, RunError, StepProgress, Trainer};
 
@@ -145,6 +145,16 @@ impl SupervisedConfig {
             return Err(format!("eval depth {} (1..=8)", self.eval_depth));
         }
         Ok(())
+    }
+
+    /// The image of a position the trained network reads: the canonical one when it trains on
+    /// merged states (the only images it sees), as played on raw ones.
+    #[must_use]
+    pub fn orientation(&self) -> Orientation {
+        match self.symmetries {
+            DataSymmetries::Merged => Orientation::Canonical,
+            DataSymmetries::Raw => Orientation::AsPlayed,
+        }
     }
 
     /// The dataset file of `part`.
@@ -400,7 +410,11 @@ impl SupervisedTrainer {
     /// The paper's loss and the plain mean squared error of the network now on the test states.
     #[must_use]
     pub fn test_losses(&self) -> (f64, f64) {
-        let eval = ValueEvaluator::new(self.inference_net(), self.config.input);
+        let eval = ValueEvaluator::new(
+            self.inference_net(),
+            self.config.input,
+            self.config.orientation(),
+        );
         self.test.losses(|p| eval.probabilities(p))
     }
 
@@ -468,7 +482,11 @@ impl SupervisedTrainer {
             algo: self.config.arch.algo().into(),
             game: Othello8::ID.into(),
             board_size: 8,
-            arch: Some(card_arch(&self.config.arch, self.config.input)),
+            arch: Some(card_arch(
+                &self.config.arch,
+                self.config.input,
+                self.config.orientation(),
+            )),
             config,
             episodes: self.epoch,
             train_steps: self.steps,
@@ -552,12 +570,12 @@ pub(crate) fn counter(
 pub(crate) fn evaluate_value_net(
     name: &str,
     net: ValueNet,
-    input: ValueInput,
+    (input, orientation): (ValueInput, Orientation),
     depth: u32,
     opponent: &AgentFactory<'_, Othello8>,
     settings: &VersusSettings,
 ) -> Result<ColourWdl, RunError> {
-    let eval = Arc::new(ValueEvaluator::new(net, input));
+    let eval = Arc::new(ValueEvaluator::new(net, input, orientation));
     let starts: Vec<Othello8> = arena::builtin_openings::<Othello8>()
         .ok()
         .flatten()
@@ -630,7 +648,7 @@ impl Trainer<Othello8> for SupervisedTrainer {
         let r = evaluate_value_net(
             name,
             self.inference_net(),
-            self.config.input,
+            (self.config.input, self.config.orientation()),
             self.config.eval_depth,
             opponent,
             settings,

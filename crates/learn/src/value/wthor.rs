@@ -150,6 +150,76 @@ pub struct Variant {
     pub game_test_states: usize,
     /// States in both parts.
     pub game_shared_states: usize,
+    /// Where on the game the states of each split's halves lie.
+    #[serde(default)]
+    pub regions: Regions,
+}
+
+/// Where on the game a set of states lies: a split whose halves differ here trains on one
+/// region and tests on another.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Region {
+    /// States.
+    pub states: usize,
+    /// Mean discs on the board.
+    pub mean_discs: f64,
+    /// Share of the states with at least 50 discs.
+    pub late_share: f64,
+    /// Share of the states where Black owns a corner.
+    pub black_corner_share: f64,
+}
+
+/// The corners of the 8x8 board.
+const CORNERS: u64 = 1 | 1 << 7 | 1 << 56 | 1 << 63;
+
+/// Sums for a [`Region`], state by state.
+#[derive(Clone, Copy, Debug, Default)]
+struct RegionSums {
+    states: usize,
+    discs: u64,
+    late: usize,
+    black_corner: usize,
+}
+
+impl RegionSums {
+    fn add(&mut self, r: &Record) {
+        let discs = (r.key.black | r.key.white).count_ones();
+        self.states += 1;
+        self.discs += u64::from(discs);
+        self.late += usize::from(discs >= 50);
+        self.black_corner += usize::from(r.key.black & CORNERS != 0);
+    }
+
+    fn of(records: &[Record]) -> Region {
+        let mut sums = RegionSums::default();
+        for r in records {
+            sums.add(r);
+        }
+        sums.region()
+    }
+
+    fn region(self) -> Region {
+        let share = |k: usize| k as f64 / self.states.max(1) as f64;
+        Region {
+            states: self.states,
+            mean_discs: self.discs as f64 / self.states.max(1) as f64,
+            late_share: share(self.late),
+            black_corner_share: share(self.black_corner),
+        }
+    }
+}
+
+/// The [`Region`] of each half of both splits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Regions {
+    /// The frequency split's training half.
+    pub frequency_train: Region,
+    /// Its test half.
+    pub frequency_test: Region,
+    /// The game split's training half.
+    pub game_train: Region,
+    /// Its test half.
+    pub game_test: Region,
 }
 
 /// The paper's published figures.
@@ -216,6 +286,7 @@ fn read_wthor(path: &Path) -> Result<GameFile, DataError> {
 fn write_variant(
     occurrences: &mut [Occurrence],
     symmetries: Symmetries,
+    seed: u64,
     out: &Path,
     progress: &mut dyn FnMut(Progress<'_>),
     written: &mut Vec<FileEntry>,
@@ -230,9 +301,16 @@ fn write_variant(
     let test_path = path("game-test");
     let mut train = DatasetWriter::create(&train_path, symmetries, Split::Game(Part::Train))?;
     let mut test = DatasetWriter::create(&test_path, symmetries, Split::Game(Part::Test))?;
+    let (mut game_train, mut game_test) = (RegionSums::default(), RegionSums::default());
     let (mut states, split) = aggregate(occurrences, |part, record| match part {
-        Part::Train => train.push(record),
-        Part::Test => test.push(record),
+        Part::Train => {
+            game_train.add(record);
+            train.push(record)
+        }
+        Part::Test => {
+            game_test.add(record);
+            test.push(record)
+        }
     })?;
     for (writer, path) in [(train, &train_path), (test, &test_path)] {
         let (_, file) = writer.finish()?;
@@ -246,7 +324,7 @@ fn write_variant(
     progress(Progress::Doing(&format!(
         "sorting {prefix} states by frequency"
     )));
-    sort_by_frequency(&mut states);
+    sort_by_frequency(&mut states, seed);
     let cut = frequency_train_len(states.len());
     let (freq_train, freq_test) = states.split_at(cut);
     for (records, part, name) in [
@@ -270,6 +348,12 @@ fn write_variant(
         game_train_states: split.train_states,
         game_test_states: split.test_states,
         game_shared_states: split.shared,
+        regions: Regions {
+            frequency_train: RegionSums::of(freq_train),
+            frequency_test: RegionSums::of(freq_test),
+            game_train: game_train.region(),
+            game_test: game_test.region(),
+        },
     })
 }
 
@@ -399,6 +483,7 @@ pub fn build(
     let raw = write_variant(
         &mut occurrences,
         Symmetries::Raw,
+        seed,
         out,
         progress,
         &mut written,
@@ -408,6 +493,7 @@ pub fn build(
     let merged = write_variant(
         &mut occurrences,
         Symmetries::Merged,
+        seed,
         out,
         progress,
         &mut written,
@@ -576,6 +662,36 @@ pub fn markdown(s: &Summary) -> String {
         s.merged.frequency_train_min_count,
         PAPER_NOTE
     );
+    let _ = writeln!(
+        md,
+        "Where the states of each half lie (the frequency split's ties of equal count are \
+         broken in a seeded random order, seed {}; halves alike here train and test on the same \
+         part of the game):\n",
+        s.seed
+    );
+    let _ = writeln!(
+        md,
+        "| states | half | count | mean discs | ≥ 50 discs | Black owns a corner |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|");
+    for (name, v) in [("raw", &s.raw), ("merged", &s.merged)] {
+        for (half, r) in [
+            ("frequency train", v.regions.frequency_train),
+            ("frequency test", v.regions.frequency_test),
+            ("game train", v.regions.game_train),
+            ("game test", v.regions.game_test),
+        ] {
+            let _ = writeln!(
+                md,
+                "| {name} | {half} | {} | {:.1} | {:.1}% | {:.1}% |",
+                n(r.states),
+                r.mean_discs,
+                100.0 * r.late_share,
+                100.0 * r.black_corner_share
+            );
+        }
+    }
+    let _ = writeln!(md);
     let _ = writeln!(md, "| file | records | bytes | checksum (FNV-1a 64) |");
     let _ = writeln!(md, "|---|---:|---:|---|");
     for f in &s.files {
