@@ -146,7 +146,7 @@ pub trait Game:
     fn transform_move(mv: Self::Move, sym: Symmetry) -> Self::Move;
 
     /// The canonical image of the position ([`crate::canonical_image`]): the same
-    /// position for a position and each of its eight images. Games override it with a fast twin.
+    /// position for a position and each of its eight images. A game may override it with a fast twin.
     #[must_use]
     fn canonical(&self) -> Self {
         crate::symmetry::canonical_image(self)

@@ -36,7 +36,8 @@
 //! checksum: 64-bit FNV-1a over the records, continued over header bytes 0–23. Then the records,
 //! 25 bytes each: `u64` black, `u64` white (bit `8*row + col`, `a1` = 0), `u8` side to move (0
 //! black, 1 white), `u32` count `N`, `u32` `wins2` (`Σ 2z`, exact; `V = wins2 / (2N)`). Frequency
-//! files hold their records in split order (count descending, then [`tie_rank`]); the others in key order
+//! files hold their records in split order (count descending, then [`tie_rank`] under the build's seed, `summary.json`'s
+//! `seed`, then key); the others in key order
 //! (black, white, side). A file being written has zeros for its magic until it is finished.
 //! [`DatasetReader`] streams a file in chunks and checks everything, the checksum at the end.
 
@@ -447,12 +448,8 @@ pub const fn tie_rank(key: &StateKey, seed: u64) -> u64 {
 /// Sorts states for the frequency split: count descending, then by [`tie_rank`] under `seed`
 /// (a seeded shuffle of each count's states), then by key (for a total order).
 pub fn sort_by_frequency(states: &mut [Record], seed: u64) {
-    states.sort_unstable_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then(tie_rank(&a.key, seed).cmp(&tie_rank(&b.key, seed)))
-            .then(a.key.cmp(&b.key))
-    });
+    // The rank is computed once per state, not once per comparison.
+    states.sort_by_cached_key(|r| (std::cmp::Reverse(r.count), tie_rank(&r.key, seed), r.key));
 }
 
 /// How many of `n` states (sorted by [`sort_by_frequency`]) the frequency split trains on:

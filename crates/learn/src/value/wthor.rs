@@ -89,7 +89,7 @@ pub struct Summary {
     pub source: String,
     /// WTHOR files read.
     pub files_read: usize,
-    /// Seed of the game split.
+    /// Seed of the game split and of the frequency split's tie order.
     pub seed: u64,
     /// What the labels are.
     pub label: String,
@@ -384,7 +384,7 @@ fn verify(path: &Path) -> Result<FileEntry, DataError> {
 
 /// Builds the dataset of the WTHOR files in `wthor` into the folder `out` ([`DATASET`]; an
 /// earlier dataset there is replaced only with `force`, once every file has been read and
-/// replayed), the game split seeded by `seed`; writes `summary.json` and `summary.md` and
+/// replayed), the game split and the frequency split's tie order seeded by `seed`; writes `summary.json` and `summary.md` and
 /// returns the summary. Games that do not replay are left out, counted and named (the first
 /// [`MAX_SKIPPED_LISTED`]).
 ///
@@ -557,7 +557,7 @@ pub fn markdown(s: &Summary) -> String {
     let _ = writeln!(md, "# WTHOR value dataset\n");
     let _ = writeln!(
         md,
-        "{} games from {} files in `{}` (game split seed {}: {} train, {} test games). \
+        "{} games from {} files in `{}` (seed {} of the game split and the frequency split's ties: {} train, {} test games). \
          Labels: {}.\n",
         n(s.games),
         s.files_read,
@@ -671,7 +671,7 @@ pub fn markdown(s: &Summary) -> String {
     );
     let _ = writeln!(
         md,
-        "| states | half | count | mean discs | ≥ 50 discs | Black owns a corner |"
+        "| dataset | half | states | mean discs | ≥ 50 discs | Black owns a corner |"
     );
     let _ = writeln!(md, "|---|---|---:|---:|---:|---:|");
     for (name, v) in [("raw", &s.raw), ("merged", &s.merged)] {
