@@ -60,6 +60,11 @@ pub struct ReproduceArgs {
     /// paper-table1/2: the minimax depth of every value-network agent [default: 3].
     #[arg(long)]
     pub depth: Option<u32>,
+    /// paper-table2: the named reading of the self-play it trains (paper, frozen, gated,
+    /// adam-carried, adam-reset, steps-1, lr-1e-4, lr-1e-5, initial, depth-2, depth-4,
+    /// turn-zeroed; docs/paper.md says what each changes) [default: paper].
+    #[arg(long)]
+    pub reading: Option<String>,
 }
 
 /// Runs `stonelab reproduce`.
@@ -89,6 +94,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             selfplay: args.selfplay.clone(),
             data: args.data.clone(),
             depth: args.depth,
+            reading: args.reading.clone(),
         },
     };
     let ui = crate::progress::Terminal { quiet: args.quiet };

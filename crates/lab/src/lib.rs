@@ -40,6 +40,8 @@ pub struct PaperArgs {
     pub data: Option<PathBuf>,
     /// Minimax depth (`None`: 3).
     pub depth: Option<u32>,
+    /// paper-table2: the named reading of the self-play it trains.
+    pub reading: Option<String>,
 }
 
 /// What an experiment needs to know of its invocation.
@@ -136,6 +138,9 @@ impl Ctx<'_> {
             }
             if self.depth() != 3 {
                 let _ = write!(cmd, " --depth {}", self.depth());
+            }
+            if let Some(r) = &self.paper.reading {
+                let _ = write!(cmd, " --reading {r}");
             }
         }
         cmd
@@ -559,9 +564,18 @@ pub fn reproduce(
             || p.mlp.is_some()
             || p.selfplay.is_some()
             || p.data.is_some()
-            || p.depth.is_some())
+            || p.depth.is_some()
+            || p.reading.is_some())
     {
-        bail!("--positions, --cnn, --mlp, --selfplay, --data and --depth are settings of paper-table1 and paper-table2 only");
+        bail!("--positions, --cnn, --mlp, --selfplay, --data, --depth and --reading are settings of paper-table1 and paper-table2 only");
+    }
+    if name == "paper-table1" && p.reading.is_some() {
+        bail!("--reading is a setting of paper-table2 (the self-play run it trains)");
+    }
+    if p.reading.is_some() && p.selfplay.is_some() {
+        bail!(
+            "--reading names the self-play run paper-table2 trains; a --selfplay run has its own"
+        );
     }
     if name == "paper-table1" && p.selfplay.is_some() {
         bail!("--selfplay is a setting of paper-table2 (the self-play run it plays)");

@@ -402,9 +402,19 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
             let mut settings = learn::value::ValueSelfPlayConfig::paper(
                 std::path::absolute(&cnn).unwrap_or(cnn.clone()),
                 loaded.card.sha256,
+                loaded.orientation,
                 std::path::absolute(&data).unwrap_or(data),
             );
-            settings.depth = depth;
+            if let Some(name) = &ctx.paper.reading {
+                settings
+                    .apply_reading(name)
+                    .map_err(|e| anyhow!("--reading: {e}"))?;
+            }
+            // --depth sets the self-play's search too; a reading of another depth keeps its
+            // own when --depth is not given (the evaluation games stay at `depth`).
+            if ctx.paper.depth.is_some() || settings.reading.is_none() {
+                settings.depth = depth;
+            }
             settings.seed = ctx.seed;
             let episodes = ctx.scaled(200, 1);
             let run = learn::RunConfig {
@@ -421,9 +431,14 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
             let trained = super::train_run::<Othello8>(ctx, "selfplay", &run)?;
             report.command(&format!(
                 "stonelab train cnn-selfplay --from {} --data DIR --episodes {episodes} \
-                 --depth {depth} --checkpoint-every 10 --out runs/selfplay",
+                 --depth {}{} --checkpoint-every 10 --out runs/selfplay",
                 run.value_self_play()
-                    .map_or(String::new(), |s| s.from.display().to_string())
+                    .map_or(String::new(), |s| s.from.display().to_string()),
+                run.value_self_play().map_or(depth, |s| s.depth),
+                ctx.paper
+                    .reading
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(" --reading {r}"))
             ));
             trained.dir
         }
@@ -489,14 +504,19 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
             ours[i].push((*episode as f64, rate(w)));
         }
     }
+    let run_config: learn::RunConfig = learn::RunDir::open(&run_dir)
+        .and_then(|d| d.read_config())
+        .map_err(|e| anyhow!("{}: {e}", run_dir.display()))?;
+    let settings = run_config
+        .value_self_play()
+        .context("the self-play run's config.json has no value_self_play settings")?;
     report.section(
         "Setting",
         &format!(
-            "Self-play run: `{}` (θ plays θ⁻ = θ one episode earlier, from seeded record \
-             positions of moves 10–20 that are not evaluation positions; 10 full-batch Adam \
-             epochs per game). Every agent searches {depth} {}. Positions: {about}; from \
-             each, one game with the self-play agent as Black and one as White.",
+            "Self-play run: `{}`, {}. Evaluation: every agent searches {depth} {}. Positions: \
+             {about}; from each, one game with the self-play agent as Black and one as White.",
             run_dir.display(),
+            describe_self_play(settings),
             if depth == 1 { "ply" } else { "plies" }
         ),
     );
@@ -513,6 +533,39 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
             &rows,
         ),
     );
+    let mut probes = probe_rows(&checkpoints, &at);
+    if !probes.is_empty() {
+        // The supervised network the run started from, on the same held-out states.
+        let base = learn::value::policy_iteration::probe_model(
+            &settings.from,
+            &settings.data,
+            settings.probe_states,
+            settings.seed,
+        )
+        .map_err(|e| anyhow!("probe of {}: {e}", settings.from.display()))?;
+        probes.insert(0, probe_row(&base, "0 (supervised)"));
+        report.section(
+            "Probe: each checkpoint on held-out states",
+            &format!(
+                "{}\n\nThe loss is the paper's Σ N·(V − v)² / M on a seeded subset of the merged \
+                 frequency split's test states. The colour gap is the mean value of White-to-move \
+                 states minus that of Black-to-move states, beside the labels' own gap: a network \
+                 that learns who won one game from who was to move widens it. Turn flip: the mean \
+                 change of the value when the side-to-move plane alone is inverted.",
+                md_table(
+                    &[
+                        "episodes",
+                        "states",
+                        "loss",
+                        "MSE",
+                        "colour gap (labels')",
+                        "turn flip",
+                    ],
+                    &probes,
+                )
+            ),
+        );
+    }
     let names = [
         "vs MLP, Black",
         "vs MLP, White",
@@ -562,4 +615,84 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The self-play settings in words, for the report.
+fn describe_self_play(s: &learn::value::ValueSelfPlayConfig) -> String {
+    use learn::value::policy_iteration::{AdamState, SelfPlayOpponent, SelfPlayStart};
+    let opponent = match s.opponent {
+        SelfPlayOpponent::Previous => "θ⁻ = θ one episode earlier".to_string(),
+        SelfPlayOpponent::Frozen => "θ⁻ = the supervised network throughout".to_string(),
+        SelfPlayOpponent::Gated {
+            every,
+            games,
+            threshold,
+        } => format!(
+            "θ⁻ = the best network so far (every {every} episodes θ plays it {games} games and \
+             replaces it at {:.0}% or more)",
+            threshold * 100.0
+        ),
+    };
+    let adam = match s.adam {
+        AdamState::Run => "one Adam through the run",
+        AdamState::Carried => "Adam carried on from the supervised run",
+        AdamState::PerGame => "a fresh Adam every game",
+    };
+    let start = match s.start {
+        SelfPlayStart::Record => {
+            "from seeded record positions of moves 10–20 that are not evaluation positions"
+                .to_string()
+        }
+        SelfPlayStart::Initial { random_plies } => {
+            format!("from the initial position after {random_plies} seeded random moves")
+        }
+    };
+    format!(
+        "reading `{}`: {opponent}; {adam}; {} full-batch {} per game at lr {}; {start}; \
+         self-play depth {}; turn plane {}; positions read {}",
+        s.reading.as_deref().unwrap_or("custom"),
+        s.epochs_per_game,
+        if s.epochs_per_game == 1 {
+            "step"
+        } else {
+            "steps"
+        },
+        s.learning_rate,
+        s.depth,
+        match s.turn {
+            learn::value::TurnPlane::Kept => "kept",
+            learn::value::TurnPlane::Zeroed => "zeroed",
+        },
+        match s.orientation {
+            learn::value::Orientation::Canonical => "canonical",
+            learn::value::Orientation::AsPlayed => "as played",
+        }
+    )
+}
+
+/// The probe of each evaluated checkpoint (`probe.json` in its folder), as table rows; a
+/// checkpoint without one is left out.
+fn probe_rows(checkpoints: &Path, at: &[(usize, PathBuf)]) -> Vec<Vec<String>> {
+    at.iter()
+        .filter_map(|(episode, _)| {
+            let path = checkpoints
+                .join(format!("ep-{episode:08}"))
+                .join(learn::value::policy_iteration::PROBE_FILE);
+            let text = std::fs::read_to_string(path).ok()?;
+            let p: learn::value::policy_iteration::Probe = serde_json::from_str(&text).ok()?;
+            Some(probe_row(&p, &p.episode.to_string()))
+        })
+        .collect()
+}
+
+/// One probe as a table row, its first cell `label`.
+fn probe_row(p: &learn::value::policy_iteration::Probe, label: &str) -> Vec<String> {
+    vec![
+        label.to_string(),
+        p.states.to_string(),
+        format!("{:.4}", p.loss),
+        format!("{:.4}", p.mse),
+        format!("{:+.3} ({:+.3})", p.colour_gap, p.label_colour_gap),
+        p.turn_flip.map_or("-".into(), |f| format!("{f:.3}")),
+    ]
 }

@@ -581,9 +581,9 @@ pub const CNN_SELFPLAY: Algorithm = Algorithm {
         COMMON_OPTIONS,
         LENGTH_OPTIONS,
         RUN_OPTIONS,
-        &["data", "from", "depth", "epochs_per_game"],
+        &["data", "from", "depth", "epochs_per_game", "reading"],
     ],
-    log: "episode,start,learner,result,plies,positions,loss,steps",
+    log: "episode,start,learner,result,plies,positions,loss_before,loss,steps,promotions",
     charts: &[
         Chart {
             title: "training loss (squared error on each game, 10-episode means)",

@@ -225,9 +225,16 @@ pub struct TrainOptions {
     /// (default 4); probcut: the deepest search fitted (default 10).
     #[arg(long)]
     pub depth: Option<u32>,
-    /// cnn-selfplay: full-batch Adam epochs on each game's positions.
+    /// cnn-selfplay: full-batch Adam epochs on each game's positions (default 10, or the
+    /// reading's).
     #[arg(long, default_value_t = 10)]
     pub epochs_per_game: usize,
+    /// cnn-selfplay: a named reading of the paper's self-play (paper, frozen, gated,
+    /// adam-carried, adam-reset, steps-1, lr-1e-4, lr-1e-5, initial, depth-2, depth-4,
+    /// turn-zeroed; docs/paper.md says what each changes); --depth, --lr and
+    /// --epochs-per-game given beside it override it.
+    #[arg(long)]
+    pub reading: Option<String>,
     /// patterns: the WTHOR folder (`WTH_*.wtb`).
     #[arg(long, default_value = "data/othello/wthor")]
     pub wthor: PathBuf,
@@ -748,6 +755,7 @@ impl TrainOptions {
         } else {
             crate::value::ValueInput::PaperPlanes {
                 mobility: self.mobility,
+                turn: crate::value::net::TurnPlane::Kept,
             }
         };
         let mut settings = crate::value::SupervisedConfig::paper(
@@ -796,12 +804,23 @@ impl TrainOptions {
         let mut settings = crate::value::ValueSelfPlayConfig::paper(
             std::path::absolute(&model).unwrap_or(model),
             loaded.card.sha256,
+            loaded.orientation,
             std::path::absolute(&data).unwrap_or(data),
         );
+        if let Some(name) = &self.reading {
+            settings
+                .apply_reading(name)
+                .map_err(|e| OptionError(format!("--reading: {e}")))?;
+        }
         settings.depth = self.depth.unwrap_or(settings.depth);
-        settings.epochs_per_game = self.epochs_per_game;
+        if self.given("epochs_per_game") || self.reading.is_none() {
+            settings.epochs_per_game = self.epochs_per_game;
+        }
         settings.learning_rate = self.lr.unwrap_or(settings.learning_rate);
         settings.seed = self.seed;
+        settings
+            .validate()
+            .map_err(|e| OptionError(format!("cnn-selfplay: {e}")))?;
         Ok(settings)
     }
 

@@ -439,6 +439,29 @@ fn a_cut_log_is_refused_on_resume() {
     );
 }
 
+/// A log whose header another version wrote (other columns) is refused on resume, naming both
+/// headers, and nothing changes: rows of other columns would garble it.
+#[test]
+fn a_log_of_other_columns_is_refused_on_resume() {
+    let root = folder("other-columns");
+    run::<Othello4>(&root, &tiny("dqn", "othello4", 16), true).expect("run");
+    let path = root.join("log.csv");
+    let log = std::fs::read_to_string(&path).expect("log.csv");
+    // As another version would have written it: one more column on every line.
+    let older: String = log.lines().map(|l| format!("{l},extra\n")).collect();
+    std::fs::write(&path, &older).expect("edit");
+    let e = run::<Othello4>(&root, &tiny("dqn", "othello4", 32), false).expect_err("columns");
+    assert!(
+        e.to_string().contains("its columns are `") && e.to_string().contains(",extra`"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("log.csv"),
+        older,
+        "nothing changed"
+    );
+}
+
 /// An evaluation log removed or cut before the checkpoint is noticed: resuming is refused,
 /// naming the rows missing, and nothing changes.
 #[test]

@@ -13,9 +13,10 @@ use burn::tensor::Device;
 use game::{Color, Game};
 use learn::checkpoint::{read_model, write_model};
 use learn::run::{Trainer, CHECKPOINTS};
+use learn::value::policy_iteration::SelfPlayOpponent;
 use learn::value::positions::{evaluation_positions, is_balanced, self_play_starts};
 use learn::value::{
-    score_of, Orientation, SupervisedConfig, SupervisedTrainer, ValueArch, ValueData,
+    score_of, Orientation, SupervisedConfig, SupervisedTrainer, TurnPlane, ValueArch, ValueData,
     ValueEvaluator, ValueInput, ValueMinimax, ValueModel, ValueNet, ValueSelfPlayConfig,
     ValueSelfPlayTrainer, CNN_ALGO, MLP_ALGO,
 };
@@ -150,11 +151,21 @@ fn dataset(dir: &Path, seed: u64, states: usize) -> Vec<Record> {
     records
 }
 
+/// The paper's self-play settings from the model `from` (read in its own orientation; the
+/// default one when it does not load, for the refusals).
+fn self_play_config(from: PathBuf, sha256: String, data: PathBuf) -> ValueSelfPlayConfig {
+    let orientation = ValueModel::load(&from, CNN_ALGO, "othello8", 8)
+        .map(|m| m.orientation)
+        .unwrap_or_default();
+    ValueSelfPlayConfig::paper(from, sha256, orientation, data)
+}
+
 /// The input a network of `arch` reads here: the paper planes for a CNN, the stones for an MLP.
 fn input_of(arch: &ValueArch) -> ValueInput {
     match arch {
         ValueArch::Cnn { .. } => ValueInput::PaperPlanes {
             mobility: Mobility::AtMost,
+            turn: TurnPlane::Kept,
         },
         ValueArch::Mlp { .. } => ValueInput::StoneOnly,
     }
@@ -486,7 +497,21 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
     let cnn = supervised("cnn:4,k3,8", &data);
     let mlp = supervised("mlp:16", &data);
     let base = made("resume-base");
-    for algo in ["cnn-supervised", "mlp-supervised", "cnn-selfplay"] {
+    // The self-play readings with state of their own: θ⁻'s source, Adam's, the starts, the
+    // input (`gated` checks after every episode here, so its best network changes).
+    let runs = [
+        ("cnn-supervised", None),
+        ("mlp-supervised", None),
+        ("cnn-selfplay", None),
+        ("cnn-selfplay", Some("frozen")),
+        ("cnn-selfplay", Some("gated")),
+        ("cnn-selfplay", Some("adam-carried")),
+        ("cnn-selfplay", Some("adam-reset")),
+        ("cnn-selfplay", Some("initial")),
+        ("cnn-selfplay", Some("turn-zeroed")),
+    ];
+    for (algo, reading) in runs {
+        let name = reading.map_or(algo.to_string(), |r| format!("{algo}-{r}"));
         let config = |episodes: usize| {
             let settings = match algo {
                 "cnn-supervised" => AlgoSettings::Supervised(cnn.clone()),
@@ -494,41 +519,52 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
                 _ => {
                     let from = base.join("base.safetensors");
                     let (card, _) = read_model(&from).expect("base model");
-                    AlgoSettings::ValueSelfPlay(ValueSelfPlayConfig {
+                    let mut settings = ValueSelfPlayConfig {
                         depth: 1,
                         epochs_per_game: 2,
-                        ..ValueSelfPlayConfig::paper(from, card.sha256, data.clone())
-                    })
+                        ..self_play_config(from, card.sha256, data.clone())
+                    };
+                    if let Some(r) = reading {
+                        settings.apply_reading(r).expect("a reading");
+                    }
+                    if reading == Some("gated") {
+                        settings.opponent = SelfPlayOpponent::Gated {
+                            every: 1,
+                            games: 2,
+                            threshold: 0.5,
+                        };
+                    }
+                    AlgoSettings::ValueSelfPlay(settings)
                 }
             };
             run_config(algo, episodes, settings)
         };
-        let whole = folder(&format!("{algo}-whole"));
+        let whole = folder(&format!("{name}-whole"));
         run(&whole, &config(3), true, true).expect("whole run");
         let expected = logs(&whole);
         assert_eq!(
             expected.0.len(),
             4,
-            "{algo}: header + 3 rows: {:?}",
+            "{name}: header + 3 rows: {:?}",
             expected.0
         );
         assert_eq!(
             expected.1.lines().count(),
             5,
-            "{algo}: header + evaluations at 0..=3: {}",
+            "{name}: header + evaluations at 0..=3: {}",
             expected.1
         );
         let model = last_model(&whole);
         assert_eq!(
             checkpoints(&whole),
             ["ep-00000001", "ep-00000002", "ep-00000003"],
-            "{algo}"
+            "{name}"
         );
         let (card, _) =
             read_model(&whole.join(CHECKPOINTS).join("last.safetensors")).expect("last model");
-        assert_eq!(card.episodes, 3, "{algo}");
+        assert_eq!(card.episodes, 3, "{name}");
         assert_eq!(card.game, "othello8");
-        assert_eq!(card.last_eval["episode"], 3, "{algo}: {}", card.last_eval);
+        assert_eq!(card.last_eval["episode"], 3, "{name}: {}", card.last_eval);
         assert_eq!(
             card.algo,
             if algo == "mlp-supervised" {
@@ -548,21 +584,21 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
             assert_eq!(
                 (logged[2], logged[3]),
                 (format!("{test:.6}").as_str(), format!("{mse:.6}").as_str()),
-                "{algo}: the logged test loss is not the exported model's"
+                "{name}: the logged test loss is not the exported model's"
             );
         }
 
         // The same seed: the same bytes; another seed: other bytes.
-        let again = folder(&format!("{algo}-again"));
+        let again = folder(&format!("{name}-again"));
         run(&again, &config(3), true, false).expect("again");
         assert!(
             model == last_model(&again),
-            "{algo}: the same seed wrote other bytes"
+            "{name}: the same seed wrote other bytes"
         );
         assert_eq!(
             logs(&again),
             expected,
-            "{algo}: the same seed logged otherwise"
+            "{name}: the same seed logged otherwise"
         );
         let mut other = config(3);
         if let Some(v) = other.value_mut() {
@@ -571,24 +607,24 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
         if let Some(v) = other.value_self_play_mut() {
             v.seed += 1;
         }
-        let reseeded = folder(&format!("{algo}-reseeded"));
+        let reseeded = folder(&format!("{name}-reseeded"));
         run(&reseeded, &other, true, false).expect("reseeded");
         assert!(
             model != last_model(&reseeded),
-            "{algo}: another seed wrote the same bytes"
+            "{name}: another seed wrote the same bytes"
         );
 
         // Stopped at 1, resumed to 3.
-        let part = folder(&format!("{algo}-part"));
+        let part = folder(&format!("{name}-part"));
         run(&part, &config(1), true, false).expect("first part");
-        assert_eq!(logs(&part).0.len(), 2, "{algo}");
+        assert_eq!(logs(&part).0.len(), 2, "{name}");
         run(&part, &config(3), false, false).expect("resumed");
-        assert!(model == last_model(&part), "{algo}: resumed bytes differ");
-        assert_eq!(logs(&part), expected, "{algo}: resumed logs differ");
+        assert!(model == last_model(&part), "{name}: resumed bytes differ");
+        assert_eq!(logs(&part), expected, "{name}: resumed logs differ");
 
         // Resumed from each checkpoint of the whole run, its logs running past it.
         for (k, keep) in ["ep-00000001", "ep-00000002"].iter().enumerate() {
-            let copy = folder(&format!("{algo}-from-{keep}"));
+            let copy = folder(&format!("{name}-from-{keep}"));
             copy_tree(&whole, &copy);
             for later in &["ep-00000002", "ep-00000003"][k..] {
                 std::fs::remove_dir_all(copy.join(CHECKPOINTS).join(later)).expect("remove");
@@ -596,14 +632,15 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
             run(&copy, &config(3), false, false).expect("resumed copy");
             assert!(
                 model == last_model(&copy),
-                "{algo}: resumed from {keep}, other bytes"
+                "{name}: resumed from {keep}, other bytes"
             );
-            assert_eq!(logs(&copy), expected, "{algo}: resumed from {keep}");
+            assert_eq!(logs(&copy), expected, "{name}: resumed from {keep}");
             let _ = std::fs::remove_dir_all(&copy);
         }
 
         if algo == "cnn-supervised" {
-            // The self-play run starts from this model.
+            // The self-play run starts from this model, its last checkpoint beside it (Adam
+            // carried on reads it).
             for ext in ["safetensors", "json"] {
                 std::fs::copy(
                     whole.join(CHECKPOINTS).join(format!("last.{ext}")),
@@ -611,11 +648,20 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
                 )
                 .expect("copy base model");
             }
+            let kept = base.join("ep-00000003");
+            std::fs::create_dir_all(&kept).expect("checkpoint folder");
+            for file in ["online.bpk", "optim.bpk", "learner.json"] {
+                std::fs::copy(
+                    whole.join(CHECKPOINTS).join("ep-00000003").join(file),
+                    kept.join(file),
+                )
+                .expect("copy checkpoint");
+            }
         } else if algo == "cnn-selfplay" {
             let (log, _) = &expected;
             assert_eq!(
                 log[0],
-                "episode,start,learner,result,plies,positions,loss,steps"
+                "episode,start,learner,result,plies,positions,loss_before,loss,steps,promotions"
             );
             for (i, row) in log[1..].iter().enumerate() {
                 let f: Vec<&str> = row.split(',').collect();
@@ -628,9 +674,14 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
                         "white"
                     }
                 );
-                assert_eq!(f[7], (2 * (i + 1)).to_string(), "2 steps a game: {row}");
-                // It started from a training state of 14 to 24 discs, not an evaluation one.
+                assert_eq!(f[8], (2 * (i + 1)).to_string(), "2 steps a game: {row}");
                 let start = Othello8::from_board_string(f[1]).expect("start");
+                if reading == Some("initial") {
+                    // The initial position after 6 random moves.
+                    assert_eq!(discs(&start), 10, "{row}");
+                    continue;
+                }
+                // It started from a training state of 14 to 24 discs, not an evaluation one.
                 let state = train_states
                     .get(&StateKey::of(&start))
                     .expect("a start from the training states");
@@ -646,12 +697,110 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
                     + 6
             );
         }
+        if algo == "cnn-selfplay" {
+            readings_do_what_they_name(&whole, &base, &data, reading);
+        }
         for dir in [&whole, &again, &reseeded, &part] {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
     let _ = std::fs::remove_dir_all(&data);
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// What a self-play reading's last checkpoint (of 3 episodes) shows: its probe equals the
+/// slow twin (each held-out state evaluated alone), θ⁻ is the supervised network under
+/// `frozen` and not under the paper's reading, the turn plane is gone under `turn-zeroed`.
+fn readings_do_what_they_name(whole: &Path, base: &Path, data: &Path, reading: Option<&str>) {
+    use burn::store::{BurnpackStore, ModuleSnapshot};
+    use learn::value::policy_iteration::{Probe, CHECKPOINT_MODEL, PROBE_FILE};
+    let at = whole.join(CHECKPOINTS).join("ep-00000003");
+    let probe: Probe =
+        serde_json::from_slice(&std::fs::read(at.join(PROBE_FILE)).expect("probe.json"))
+            .expect("probe json");
+    assert_eq!(probe.episode, 3);
+    let model = ValueModel::load(&at.join(CHECKPOINT_MODEL), CNN_ALGO, "othello8", 8)
+        .expect("checkpoint model");
+    let test = ValueData::load(
+        &data.join("merged-frequency-test.bin"),
+        Symmetries::Merged,
+        Split::Frequency(Part::Test),
+        None,
+        0,
+    )
+    .expect("test states");
+    assert_eq!(probe.states, test.records.len());
+    let eval = model.evaluator();
+    let planes = model.input.planes();
+    // (White to move, Black to move): Σ output, Σ label, states; then Σ (V − v)², Σ |flip|.
+    let mut sums = [[0.0f64; 3]; 2];
+    let (mut se, mut flip) = (0.0, 0.0);
+    for r in &test.records {
+        let pos = r.key.position().expect("a position");
+        let v = f64::from(eval.probabilities(&[pos])[0]);
+        let side = usize::from(pos.side_to_move() == Color::Black);
+        sums[side][0] += v;
+        sums[side][1] += r.value();
+        sums[side][2] += 1.0;
+        se += (v - r.value()).powi(2);
+        let mut x = Vec::new();
+        model.input.encode(&model.orientation.image(&pos), &mut x);
+        for f in &mut x[12 * 64..13 * 64] {
+            *f = 1.0 - *f;
+        }
+        let flipped = model.net.predict(x, planes, 8, &Device::default())[0];
+        flip += (v - f64::from(flipped)).abs();
+    }
+    let n = test.records.len() as f64;
+    let mean = |side: usize, k: usize| sums[side][k] / sums[side][2];
+    let close = |a: f64, b: f64, what: &str| assert!((a - b).abs() < 1e-5, "{what}: {a} vs {b}");
+    close(probe.mse, se / n, "mse");
+    close(probe.colour_gap, mean(0, 0) - mean(1, 0), "colour gap");
+    close(
+        probe.label_colour_gap,
+        mean(0, 1) - mean(1, 1),
+        "labels' colour gap",
+    );
+    if reading == Some("turn-zeroed") {
+        assert_eq!(probe.turn_flip, None, "no turn plane to flip");
+        let card: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(learn::checkpoint::card_path(&at.join(CHECKPOINT_MODEL))).expect("card"),
+        )
+        .expect("card json");
+        assert_eq!(card["arch"]["input"]["turn"], "zeroed");
+        // The network cannot see who is to move: the turn plane is zeros either way.
+        let pos = Othello8::start();
+        let mut x = Vec::new();
+        model.input.encode(&pos, &mut x);
+        assert!(x[12 * 64..13 * 64].iter().all(|&f| f == 0.0));
+    } else {
+        close(
+            probe.turn_flip.expect("a turn plane"),
+            flip / n,
+            "turn flip",
+        );
+    }
+    // θ⁻ after 3 episodes: the supervised network under `frozen`, θ of episode 2 otherwise.
+    let supervised = ValueModel::load(&base.join("base.safetensors"), CNN_ALGO, "othello8", 8)
+        .expect("base model");
+    let mut opponent = supervised.net.clone();
+    let bytes = std::fs::read(at.join("previous.bpk")).expect("previous.bpk");
+    let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(bytes)));
+    opponent.load_from(&mut store).expect("θ⁻ loads");
+    let positions: Vec<Othello8> = test
+        .records
+        .iter()
+        .map(|r| r.key.position().expect("a position"))
+        .collect();
+    let same = ValueEvaluator::new(opponent, model.input, model.orientation)
+        .probabilities(&positions)
+        == ValueEvaluator::new(supervised.net.clone(), model.input, model.orientation)
+            .probabilities(&positions);
+    match reading {
+        Some("frozen") => assert!(same, "frozen: θ⁻ is the supervised network"),
+        None => assert!(!same, "paper: θ⁻ has learned"),
+        _ => {}
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1007,7 +1156,7 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
     );
     let sha = read_model(&path).expect("model").0.sha256;
     let e = error_of(
-        ValueSelfPlayTrainer::new(ValueSelfPlayConfig::paper(path.clone(), sha, data.clone())),
+        ValueSelfPlayTrainer::new(self_play_config(path.clone(), sha, data.clone())),
         "self-play from an mlp",
     );
     assert!(e.to_string().contains("arch.net is a mlp-minimax"), "{e}");
@@ -1017,19 +1166,31 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
         SupervisedTrainer::new("cnn-supervised", supervised("cnn:4,k3,8", &data)).expect("trainer");
     let cnn_dir = made("refusals-cnn");
     let base = export(&cnn, &cnn_dir).remove(0);
-    ValueSelfPlayTrainer::new(ValueSelfPlayConfig::paper(
+    ValueSelfPlayTrainer::new(self_play_config(
         base.clone(),
         read_model(&base).expect("model").0.sha256,
         data.clone(),
     ))
     .map(|_| ())
     .expect("the right sha256");
+    // Adam carried on needs the supervised run's checkpoint beside the model.
+    let mut carried = self_play_config(
+        base.clone(),
+        read_model(&base).expect("model").0.sha256,
+        data.clone(),
+    );
+    carried.adam = learn::value::policy_iteration::AdamState::Carried;
     let e = error_of(
-        ValueSelfPlayTrainer::new(ValueSelfPlayConfig::paper(
-            base.clone(),
-            "0".repeat(64),
-            data.clone(),
-        )),
+        ValueSelfPlayTrainer::new(carried),
+        "carried without a checkpoint",
+    );
+    assert!(
+        e.to_string()
+            .contains("adam carried: no optimiser state at"),
+        "{e}"
+    );
+    let e = error_of(
+        ValueSelfPlayTrainer::new(self_play_config(base.clone(), "0".repeat(64), data.clone())),
         "another sha256",
     );
     assert!(
@@ -1059,7 +1220,7 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
     );
     let nothing = made("refusals-nothing");
     let e = error_of(
-        ValueSelfPlayTrainer::new(ValueSelfPlayConfig::paper(
+        ValueSelfPlayTrainer::new(self_play_config(
             base.clone(),
             read_model(&base).expect("model").0.sha256,
             nothing.clone(),
@@ -1107,7 +1268,7 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
         "{e}"
     );
     let e = error_of(
-        ValueSelfPlayTrainer::new(ValueSelfPlayConfig::paper(
+        ValueSelfPlayTrainer::new(self_play_config(
             base.clone(),
             read_model(&base).expect("model").0.sha256,
             wrong.clone(),
@@ -1116,7 +1277,7 @@ fn wrong_models_and_dataset_files_are_refused_by_name() {
     );
     assert!(
         e.to_string()
-            .contains("not the merged frequency-split training states"),
+            .contains("holds the merged states of the game split's training part"),
         "{e}"
     );
     write(
@@ -1199,4 +1360,112 @@ fn network_shapes_are_parsed_and_bounded() {
         .parse::<ValueArch>()
         .expect_err("too large");
     assert!(err.contains("parameters"), "{err}");
+}
+
+/// Every named reading validates and changes what its name says (and `paper` nothing); an
+/// unknown name is refused with the list; the turn plane is written on a card only when it
+/// is zeroed, so a card from before the setting reads as the paper's planes.
+#[test]
+fn the_readings_are_named_settings_and_the_turn_plane_round_trips() {
+    use learn::value::policy_iteration::{AdamState, SelfPlayStart, READINGS};
+    let paper = ValueSelfPlayConfig::paper(
+        "m.safetensors".into(),
+        "0".repeat(64),
+        Orientation::Canonical,
+        "data".into(),
+    );
+    let mut names = HashSet::new();
+    for r in READINGS {
+        assert!(names.insert(r.name), "{} twice", r.name);
+        let mut c = paper.clone();
+        c.apply_reading(r.name).expect("a reading");
+        c.validate().expect("valid");
+        assert_eq!(c.reading.as_deref(), Some(r.name));
+        let changed = |f: &dyn Fn(&ValueSelfPlayConfig) -> bool| f(&c) && !f(&paper);
+        let ok = match r.name {
+            "paper" => {
+                ValueSelfPlayConfig {
+                    reading: None,
+                    ..c.clone()
+                } == paper
+            }
+            "frozen" => changed(&|c| c.opponent == SelfPlayOpponent::Frozen),
+            "gated" => changed(&|c| matches!(c.opponent, SelfPlayOpponent::Gated { .. })),
+            "adam-carried" => changed(&|c| c.adam == AdamState::Carried),
+            "adam-reset" => changed(&|c| c.adam == AdamState::PerGame),
+            "steps-1" => changed(&|c| c.epochs_per_game == 1),
+            "lr-1e-4" => changed(&|c| c.learning_rate == 1e-4),
+            "lr-1e-5" => changed(&|c| c.learning_rate == 1e-5),
+            "initial" => changed(&|c| matches!(c.start, SelfPlayStart::Initial { .. })),
+            "depth-2" => changed(&|c| c.depth == 2),
+            "depth-4" => changed(&|c| c.depth == 4),
+            "turn-zeroed" => changed(&|c| c.turn == TurnPlane::Zeroed),
+            other => panic!("a reading this test does not know: {other}"),
+        };
+        assert!(ok, "{}: {c:?}", r.name);
+        // One change each: the rest is the paper's.
+        let json = |c: &ValueSelfPlayConfig| {
+            let mut v = serde_json::to_value(c).expect("json");
+            v.as_object_mut().expect("object").remove("reading");
+            v
+        };
+        let (a, b) = (json(&c), json(&paper));
+        let differ = a
+            .as_object()
+            .expect("object")
+            .iter()
+            .filter(|(k, v)| b[k.as_str()] != **v)
+            .count();
+        assert_eq!(differ, usize::from(r.name != "paper"), "{}", r.name);
+    }
+    let mut c = paper.clone();
+    let e = c.apply_reading("literal").expect_err("no such reading");
+    assert!(
+        e.contains("no reading `literal`") && e.contains("turn-zeroed"),
+        "{e}"
+    );
+    assert_eq!(c, paper, "a refused reading changes nothing");
+
+    // A config.json written before the readings reads as the paper's reading, as played.
+    let mut old = serde_json::to_value(&paper).expect("json");
+    for k in [
+        "reading",
+        "orientation",
+        "turn",
+        "opponent",
+        "adam",
+        "start",
+        "probe_states",
+    ] {
+        old.as_object_mut().expect("object").remove(k);
+    }
+    let read: ValueSelfPlayConfig = serde_json::from_value(old).expect("an old config");
+    assert_eq!(read.orientation, Orientation::AsPlayed);
+    assert_eq!(read.opponent, SelfPlayOpponent::Previous);
+    assert_eq!(read.probe_states, 0);
+
+    let kept = ValueInput::PaperPlanes {
+        mobility: Mobility::AtMost,
+        turn: TurnPlane::Kept,
+    };
+    let v = serde_json::to_value(kept).expect("json");
+    assert_eq!(
+        v,
+        serde_json::json!({"kind": "paper-planes", "mobility": "at-most"})
+    );
+    let zeroed = kept.with_turn(TurnPlane::Zeroed);
+    let v = serde_json::to_value(zeroed).expect("json");
+    assert_eq!(v["turn"], "zeroed");
+    assert_eq!(
+        serde_json::from_value::<ValueInput>(v).expect("back"),
+        zeroed
+    );
+    // Zeroed: the side-to-move plane is all zeros, every other plane as the paper's.
+    let pos = Othello8::start();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    kept.encode(&pos, &mut a);
+    zeroed.encode(&pos, &mut b);
+    assert!(a[12 * 64..].iter().all(|&f| f == 1.0), "Black to move");
+    assert!(b[12 * 64..].iter().all(|&f| f == 0.0));
+    assert_eq!(a[..12 * 64], b[..12 * 64]);
 }

@@ -677,6 +677,15 @@ impl RunDir {
         Ok(())
     }
 
+    /// Refuses a `log.csv` whose header is not `header` (a log another version began: rows
+    /// of other columns would garble it); a missing or empty log passes.
+    ///
+    /// # Errors
+    /// [`RunError::Settings`] naming both headers, or [`RunError::Io`].
+    pub fn check_log_header(&self, header: &str) -> Result<(), RunError> {
+        check_header(&self.file(LOG), header)
+    }
+
     /// Opens `log.csv` for appending, writing `header` when it is new.
     ///
     /// # Errors
@@ -791,6 +800,23 @@ fn read_log(path: &Path, strict: bool) -> Result<Option<String>, RunError> {
     }
 }
 
+/// Refuses the log at `path` when it has a first line other than `header`.
+fn check_header(path: &Path, header: &str) -> Result<(), RunError> {
+    if fs::metadata(path).map_or(true, |m| m.len() == 0) {
+        return Ok(());
+    }
+    let text = fs::read_to_string(path).map_err(io(path))?;
+    let found = text.lines().next().unwrap_or_default();
+    if found == header {
+        return Ok(());
+    }
+    Err(RunError::Settings(format!(
+        "{}: its columns are `{found}`, not this version's `{header}` (an earlier stonelab \
+         began the run: continue it with that version, or start a new run)",
+        path.display()
+    )))
+}
+
 /// The header of a log's text and its rows, each with its episode when it is a whole row (as
 /// many fields as the header, an episode first); a row cut by a kill or edited has none.
 fn log_rows(text: &str) -> Option<(&str, impl Iterator<Item = (Option<usize>, &str)>)> {
@@ -878,6 +904,7 @@ impl CsvLog {
     /// [`RunError::Io`].
     pub fn open(path: &Path, header: &str) -> Result<Self, RunError> {
         let fresh = fs::metadata(path).map_or(true, |m| m.len() == 0);
+        check_header(path, header)?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)

@@ -542,6 +542,8 @@ pub fn train<G: Game, C: RunSpec>(
     let started_at = trainer.episode();
     // Rows after the episode training resumes from (or any, for a run starting over) came
     // from the run that was stopped: they go now, not before the trainer was built.
+    let header = format!("{},seconds", trainer.log_header());
+    dir.check_log_header(&header)?;
     dir.rewind_to(started_at)?;
     let started = Instant::now();
     let mut summary = Summary {
@@ -553,7 +555,7 @@ pub fn train<G: Game, C: RunSpec>(
     if started_at >= config.episodes {
         return Ok(summary);
     }
-    let mut log = dir.log(&format!("{},seconds", trainer.log_header()))?;
+    let mut log = dir.log(&header)?;
     let mut eval = dir.eval_log()?;
     progress(Progress::Started {
         episode: started_at,

@@ -4,7 +4,9 @@
 
 pub mod net;
 
-pub use net::{Orientation, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO, MLP_ALGO};
+pub use net::{
+    Orientation, TurnPlane, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO, MLP_ALGO,
+};
 pub mod agent;
 pub mod policy_iteration;
 pub mod positions;

@@ -29,6 +29,9 @@ pub enum ValueInput {
     PaperPlanes {
         /// The reading of the mobility planes.
         mobility: Mobility,
+        /// Whether the side-to-move plane is shown (a card without the field shows it).
+        #[serde(default, skip_serializing_if = "TurnPlane::is_kept")]
+        turn: TurnPlane,
     },
     /// The MLP baseline's stone layout ([`StoneOnly`]: own, opponent, empty).
     StoneOnly,
@@ -47,9 +50,48 @@ impl ValueInput {
     /// Appends the planes of `pos` to `out`.
     pub fn encode<G: Game>(self, pos: &G, out: &mut Vec<f32>) {
         match self {
-            ValueInput::PaperPlanes { mobility } => PaperPlanes::new(mobility).encode(pos, out),
+            ValueInput::PaperPlanes { mobility, turn } => {
+                let base = out.len();
+                PaperPlanes::new(mobility).encode(pos, out);
+                if turn == TurnPlane::Zeroed {
+                    let points = G::BOARD_SIZE * G::BOARD_SIZE;
+                    let plane = base + PaperPlanes::TURN_PLANE * points;
+                    out[plane..plane + points].fill(0.0);
+                }
+            }
             ValueInput::StoneOnly => Encoder::<G>::encode(&StoneOnly, pos, out),
         }
+    }
+
+    /// The same input with the side-to-move plane shown or zeroed as `turn` says (the MLP's
+    /// stone layout has no such plane and is returned as it is).
+    #[must_use]
+    pub fn with_turn(self, turn: TurnPlane) -> Self {
+        match self {
+            ValueInput::PaperPlanes { mobility, .. } => ValueInput::PaperPlanes { mobility, turn },
+            ValueInput::StoneOnly => ValueInput::StoneOnly,
+        }
+    }
+}
+
+/// The paper planes' side-to-move plane: shown (the paper), or all zeros, so that a network
+/// cannot tell who is to move from it (one self-play game's labels are decided by who is to
+/// move, and a network that sees the turn can learn colour from them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TurnPlane {
+    /// The plane as the paper encodes it.
+    #[default]
+    Kept,
+    /// All zeros.
+    Zeroed,
+}
+
+impl TurnPlane {
+    /// Whether the plane is shown (the default, not written on cards).
+    #[must_use]
+    pub fn is_kept(&self) -> bool {
+        *self == TurnPlane::Kept
     }
 }
 

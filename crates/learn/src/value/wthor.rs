@@ -150,8 +150,8 @@ pub struct Variant {
     pub game_test_states: usize,
     /// States in both parts.
     pub game_shared_states: usize,
-    /// Where on the game the states of each split's halves lie.
-    #[serde(default)]
+    /// Where on the game the states of each split's halves lie (no default: a summary written
+    /// before the field is refused rather than read as all zeros).
     pub regions: Regions,
 }
 
