@@ -4,7 +4,7 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use othello_engine::train::pipeline::{Chart, Report, Steps};
@@ -69,8 +69,7 @@ pub fn spinner(quiet: bool, what: &str) -> ProgressBar {
     bar
 }
 
-/// Writes `bar`'s state as a plain line every `every` from a thread of its own, which ends
-/// when the bar is finished or dropped.
+/// Writes `bar`'s state as a plain line every `every` from a thread that ends with the bar.
 fn plain_lines(bar: &ProgressBar, unit: String, every: Duration) {
     let weak = bar.downgrade();
     let spawned = std::thread::Builder::new()
@@ -78,10 +77,7 @@ fn plain_lines(bar: &ProgressBar, unit: String, every: Duration) {
         .spawn(move || {
             let step = Duration::from_millis(100);
             let mut waited = Duration::ZERO;
-            // The first position above zero and when it was seen: the rate is measured from
-            // there (a resumed run's bar starts at its checkpoint; a fresh one's first unit
-            // includes its set-up).
-            let mut since: Option<(u64, Instant)> = None;
+            let mut rate = lab::rate::Rate::default();
             loop {
                 std::thread::sleep(step);
                 waited += step;
@@ -89,14 +85,10 @@ fn plain_lines(bar: &ProgressBar, unit: String, every: Duration) {
                 if bar.is_finished() {
                     return;
                 }
-                if since.is_none() && bar.position() > 0 {
-                    since = Some((bar.position(), Instant::now()));
-                }
+                rate.observe(bar.position());
                 if waited >= every {
                     waited = Duration::ZERO;
-                    let rate =
-                        since.map(|(at, t)| (bar.position().saturating_sub(at), t.elapsed()));
-                    eprintln!("{}", plain_line(&bar, &unit, rate));
+                    eprintln!("{}", plain_line(&bar, &unit, &rate));
                 }
             }
         });
@@ -104,40 +96,21 @@ fn plain_lines(bar: &ProgressBar, unit: String, every: Duration) {
     drop(spawned);
 }
 
-/// `episodes: 40/100 (40%), 12 s elapsed, ETA 18 s — message`; `rate`: units done since a
-/// moment and the time since it, which the estimate is made from.
-fn plain_line(bar: &ProgressBar, unit: &str, rate: Option<(u64, Duration)>) -> String {
+/// `episodes: 40/100 (40%), 12 s elapsed, ETA 18 s — message` (the ETA at `rate`).
+fn plain_line(bar: &ProgressBar, unit: &str, rate: &lab::rate::Rate) -> String {
     let elapsed = bar.elapsed().as_secs();
-    let message = bar.message();
-    let tail = if message.is_empty() {
-        String::new()
-    } else {
-        format!(" - {message}")
-    };
+    let message = Some(bar.message()).filter(|m| !m.is_empty());
+    let tail = message.map_or(String::new(), |m| format!(" - {m}"));
     match bar.length() {
         Some(total) if total > 0 => {
             let done = bar.position().min(total);
             format!(
                 "{unit}: {done}/{total} ({:.0}%), {elapsed} s elapsed, ETA {}{tail}",
                 100.0 * done as f64 / total as f64,
-                eta_text(rate, total - done)
+                rate.eta(done, total)
             )
         }
         _ => format!("{unit}: {elapsed} s elapsed{tail}"),
-    }
-}
-
-/// The time left in words, at the rate of `rate` (units done in a time) for `left` units:
-/// "unknown" before a unit has been done at a measured rate (indicatif's own estimate is
-/// zero or 2^64 s when units are minutes apart).
-fn eta_text(rate: Option<(u64, Duration)>, left: u64) -> String {
-    match rate {
-        _ if left == 0 => "0 s".into(),
-        Some((done, took)) if done > 0 => {
-            let secs = took.as_secs_f64() / done as f64 * left as f64;
-            format!("{secs:.0} s")
-        }
-        _ => "unknown".into(),
     }
 }
 
@@ -205,27 +178,22 @@ impl Report for Terminal {
 mod tests {
     use super::*;
 
-    /// The plain line says how far, how long and how long to go; the reporting thread ends
-    /// with the bar.
+    /// The plain line says how far, how long and how long to go; its thread ends with the bar.
     #[test]
     fn plain_lines_say_the_state_and_end_with_the_bar() {
         let bar = ProgressBar::with_draw_target(Some(40), ProgressDrawTarget::hidden());
         bar.set_position(10);
         bar.set_message("loss 0.5");
-        let line = plain_line(&bar, "episodes", Some((2, Duration::from_secs(4))));
+        let line = plain_line(&bar, "episodes", &lab::rate::Rate::default());
         assert!(
             line.starts_with("episodes: 10/40 (25%), ")
-                && line.contains(" s elapsed, ETA 60 s")
+                && line.contains(" s elapsed, ETA unknown")
                 && line.ends_with(" - loss 0.5"),
             "{line}"
         );
-        // No rate to go on: no made-up figure (indicatif's estimate can be zero or 2^64 s).
-        assert_eq!(eta_text(None, 30), "unknown");
-        assert_eq!(eta_text(Some((0, Duration::from_secs(600))), 30), "unknown");
-        assert_eq!(eta_text(Some((2, Duration::from_secs(60))), 30), "900 s");
-        assert_eq!(eta_text(None, 0), "0 s");
         let spinner = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-        assert!(plain_line(&spinner, "solving", None).starts_with("solving: 0 s elapsed"));
+        assert!(plain_line(&spinner, "solving", &lab::rate::Rate::default())
+            .starts_with("solving: 0 s elapsed"));
         plain_lines(&bar, "episodes".into(), Duration::from_millis(50));
         let weak = bar.downgrade();
         drop(bar);

@@ -60,9 +60,7 @@ pub struct ReproduceArgs {
     /// paper-table1/2: the minimax depth of every value-network agent [default: 3].
     #[arg(long)]
     pub depth: Option<u32>,
-    /// paper-table2: the named reading of the self-play it trains (paper, frozen, gated,
-    /// adam-carried, adam-reset, steps-1, lr-1e-4, lr-1e-5, initial, depth-2, depth-4,
-    /// turn-zeroed; docs/paper.md says what each changes) [default: paper].
+    /// paper-table2: the self-play's named reading (docs/paper.md lists them) [default: paper].
     #[arg(long)]
     pub reading: Option<String>,
 }

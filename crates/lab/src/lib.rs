@@ -9,6 +9,7 @@ mod omok;
 mod paper;
 pub mod plots;
 mod qmlp;
+pub mod rate;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

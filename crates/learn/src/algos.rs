@@ -19,6 +19,8 @@ pub enum Build {
     Supervised,
     /// [`crate::value::policy_iteration::ValueSelfPlayTrainer`] (8x8 Othello).
     ValueSelfPlay,
+    /// [`crate::value::iteration::ValueIterationTrainer`] (8x8 Othello).
+    ValueIteration,
 }
 
 /// What runs an algorithm.
@@ -52,6 +54,8 @@ pub enum Settings {
     },
     /// `value_self_play`: [`crate::value::ValueSelfPlayConfig`].
     ValueSelfPlay,
+    /// `value_iteration`: [`crate::value::ValueIterationConfig`].
+    ValueIteration,
     /// The pattern pipeline's own `config.json`.
     Patterns,
     /// None: a ProbCut fit takes its settings from the command line.
@@ -602,6 +606,46 @@ pub const CNN_SELFPLAY: Algorithm = Algorithm {
     models: &[("last.safetensors", "")],
 };
 
+/// `stonelab train cnn-iteration`.
+pub const CNN_ITERATION: Algorithm = Algorithm {
+    name: "cnn-iteration",
+    summary: "A stronger-than-paper self-play from a supervised CNN (--from): hundreds of \
+              games an iteration from balanced openings, a replay buffer, minibatch Adam, \
+              result and search-value targets, a gate.",
+    settings: Settings::ValueIteration,
+    runner: Runner::Run(Build::ValueIteration),
+    games: Games::Only("othello8"),
+    reads: &[
+        COMMON_OPTIONS,
+        LENGTH_OPTIONS,
+        RUN_OPTIONS,
+        &["data", "from", "depth"],
+    ],
+    log: "episode,black_wins,draws,white_wins,positions,buffer,loss,steps,gate_score,\
+          promoted,promotions",
+    charts: &[
+        Chart {
+            title: "training loss (mean minibatch squared error per iteration)",
+            x_label: "iteration",
+            window: 1,
+            ..TD_LOSS
+        },
+        Chart {
+            x_label: "iteration",
+            title: "the best network's win rate in evaluation games (colours swapped)",
+            ..WIN_RATE
+        },
+    ],
+    defaults: Defaults {
+        episodes: 20,
+        eval_every: Every::Episodes(5),
+        checkpoint_every: Every::Episodes(1),
+    },
+    keeps_checkpoints: true,
+    won: "gates passed",
+    models: &[("last.safetensors", "")],
+};
+
 /// `stonelab train patterns`.
 pub const PATTERNS: Algorithm = Algorithm {
     name: "patterns",
@@ -652,6 +696,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     CNN_SUPERVISED,
     MLP_SUPERVISED,
     CNN_SELFPLAY,
+    CNN_ITERATION,
     PATTERNS,
     PROBCUT,
 ];
@@ -753,6 +798,7 @@ mod tests {
                 }
                 Build::Supervised => (matches!(a.settings, Settings::Supervised { .. }), true),
                 Build::ValueSelfPlay => (a.settings == Settings::ValueSelfPlay, true),
+                Build::ValueIteration => (a.settings == Settings::ValueIteration, true),
             };
             assert!(settings, "{}", a.name);
             assert_eq!(a.games == Games::Only("othello8"), othello8, "{}", a.name);

@@ -60,6 +60,18 @@ pub fn build_trainer<G: Game>(
                 .ok_or_else(|| RunError::Settings("no value_self_play settings".into()))?;
             othello8_only::<G>(Box::new(ValueSelfPlayTrainer::new(settings)?), algo.name)?
         }
+        Build::ValueIteration => {
+            let settings = match &config.settings {
+                crate::AlgoSettings::ValueIteration(v) => v.clone(),
+                _ => return Err(RunError::Settings("no value_iteration settings".into())),
+            };
+            othello8_only::<G>(
+                Box::new(crate::value::iteration::ValueIterationTrainer::new(
+                    settings,
+                )?),
+                algo.name,
+            )?
+        }
     };
     if let Some(cp) = from {
         let checked = RunDir::checkpoint(&cp.path)?;

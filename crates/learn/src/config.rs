@@ -8,6 +8,7 @@ use crate::algos::{self, Settings};
 use crate::dqn::DqnConfig;
 use crate::qmlp::{QMlpConfig, QMlpOpponent, QMlpSettings};
 use crate::run::{Resumed, RunError, RunSpec, Schedule, MAX_LEARNING_RATE};
+use crate::value::iteration::ValueIterationConfig;
 use crate::value::policy_iteration::ValueSelfPlayConfig;
 use crate::value::supervised::SupervisedConfig;
 
@@ -53,6 +54,8 @@ pub enum AlgoSettings {
     Supervised(SupervisedConfig),
     /// Self-play policy iteration's (`cnn-selfplay`).
     ValueSelfPlay(ValueSelfPlayConfig),
+    /// The stronger-than-paper self-play's (`cnn-iteration`).
+    ValueIteration(ValueIterationConfig),
 }
 
 impl AlgoSettings {
@@ -64,6 +67,7 @@ impl AlgoSettings {
             AlgoSettings::Dqn(_) => "dqn",
             AlgoSettings::Supervised(_) => "value",
             AlgoSettings::ValueSelfPlay(_) => "value_self_play",
+            AlgoSettings::ValueIteration(_) => "value_iteration",
         }
     }
 
@@ -92,6 +96,8 @@ struct Wire {
     value: Option<SupervisedConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     value_self_play: Option<ValueSelfPlayConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    value_iteration: Option<ValueIterationConfig>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     eval_opponents: Vec<String>,
 }
@@ -103,6 +109,7 @@ fn section_of(kind: Settings) -> &'static str {
         Settings::Dqn => "dqn",
         Settings::Supervised { .. } => "value",
         Settings::ValueSelfPlay => "value_self_play",
+        Settings::ValueIteration => "value_iteration",
         Settings::QTable | Settings::Patterns | Settings::ProbCut => "",
     }
 }
@@ -125,6 +132,9 @@ impl TryFrom<Wire> for RunConfig {
             Settings::Supervised { .. } => AlgoSettings::Supervised(w.value.ok_or_else(missing)?),
             Settings::ValueSelfPlay => {
                 AlgoSettings::ValueSelfPlay(w.value_self_play.ok_or_else(missing)?)
+            }
+            Settings::ValueIteration => {
+                AlgoSettings::ValueIteration(w.value_iteration.ok_or_else(missing)?)
             }
             Settings::QTable | Settings::Patterns | Settings::ProbCut => return Err(missing()),
         };
@@ -156,6 +166,7 @@ impl From<RunConfig> for Wire {
             q_mlp: None,
             value: None,
             value_self_play: None,
+            value_iteration: None,
             eval_opponents: c.eval_opponents,
         };
         match c.settings {
@@ -163,6 +174,7 @@ impl From<RunConfig> for Wire {
             AlgoSettings::Dqn(s) => w.dqn = Some(s),
             AlgoSettings::Supervised(s) => w.value = Some(s),
             AlgoSettings::ValueSelfPlay(s) => w.value_self_play = Some(s),
+            AlgoSettings::ValueIteration(s) => w.value_iteration = Some(s),
         }
         w
     }
@@ -259,7 +271,9 @@ impl RunConfig {
         match &self.settings {
             AlgoSettings::QMlp(q) => q.games_per_epoch.max(1),
             AlgoSettings::Dqn(d) => d.parallel.max(1),
-            AlgoSettings::Supervised(_) | AlgoSettings::ValueSelfPlay(_) => 1,
+            AlgoSettings::Supervised(_)
+            | AlgoSettings::ValueSelfPlay(_)
+            | AlgoSettings::ValueIteration(_) => 1,
         }
     }
 
@@ -354,6 +368,7 @@ impl RunConfig {
                 v.validate().map_err(RunError::Settings)
             }
             AlgoSettings::ValueSelfPlay(v) => v.validate().map_err(RunError::Settings),
+            AlgoSettings::ValueIteration(v) => v.validate().map_err(RunError::Settings),
             AlgoSettings::Dqn(d) => d.validate().map_err(RunError::Settings),
             AlgoSettings::QMlp(q) => check_q_mlp(q),
         }

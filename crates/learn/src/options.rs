@@ -583,6 +583,7 @@ impl TrainOptions {
             }
             Settings::Supervised { net } => AlgoSettings::Supervised(self.supervised(algo, net)?),
             Settings::ValueSelfPlay => AlgoSettings::ValueSelfPlay(self.value_self_play()?),
+            Settings::ValueIteration => AlgoSettings::ValueIteration(self.value_iteration()?),
             Settings::QTable | Settings::Patterns | Settings::ProbCut => {
                 refuse!(
                     "{} does not run in a run folder of the framework",
@@ -821,6 +822,39 @@ impl TrainOptions {
         settings
             .validate()
             .map_err(|e| OptionError(format!("cnn-selfplay: {e}")))?;
+        Ok(settings)
+    }
+
+    /// The stronger-than-paper self-play's settings: the preset from the model `--from` names,
+    /// `--depth`, `--lr` and `--seed` as given.
+    fn value_iteration(&self) -> Result<crate::value::ValueIterationConfig, OptionError> {
+        let data = self.data("cnn-iteration")?;
+        let from = self.from.clone().ok_or_else(|| {
+            OptionError(
+                "cnn-iteration needs --from: the cnn-supervised run folder (or its model file)"
+                    .into(),
+            )
+        })?;
+        let model = if from.is_dir() {
+            from.join(crate::run::CHECKPOINTS).join("last.safetensors")
+        } else {
+            from
+        };
+        let loaded = crate::value::ValueModel::load(&model, crate::value::CNN_ALGO, "othello8", 8)
+            .map_err(|e| OptionError(format!("--from {}: {e}", model.display())))?;
+        check_dataset(&data.join("merged-frequency-test.bin"))?;
+        let mut settings = crate::value::ValueIterationConfig::preset(
+            std::path::absolute(&model).unwrap_or(model),
+            loaded.card.sha256,
+            loaded.orientation,
+            std::path::absolute(&data).unwrap_or(data),
+        );
+        settings.depth = self.depth.unwrap_or(settings.depth);
+        settings.learning_rate = self.lr.unwrap_or(settings.learning_rate);
+        settings.seed = self.seed;
+        settings
+            .validate()
+            .map_err(|e| OptionError(format!("cnn-iteration: {e}")))?;
         Ok(settings)
     }
 

@@ -17,8 +17,8 @@ use learn::value::policy_iteration::SelfPlayOpponent;
 use learn::value::positions::{evaluation_positions, is_balanced, self_play_starts};
 use learn::value::{
     score_of, Orientation, SupervisedConfig, SupervisedTrainer, TurnPlane, ValueArch, ValueData,
-    ValueEvaluator, ValueInput, ValueMinimax, ValueModel, ValueNet, ValueSelfPlayConfig,
-    ValueSelfPlayTrainer, CNN_ALGO, MLP_ALGO,
+    ValueEvaluator, ValueInput, ValueIterationConfig, ValueMinimax, ValueModel, ValueNet,
+    ValueSelfPlayConfig, ValueSelfPlayTrainer, CNN_ALGO, MLP_ALGO,
 };
 use learn::{
     build_trainer, resume, train, AlgoSettings, Mobility, Opponent, RunConfig, RunDir, RunError,
@@ -509,6 +509,7 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
         ("cnn-selfplay", Some("adam-reset")),
         ("cnn-selfplay", Some("initial")),
         ("cnn-selfplay", Some("turn-zeroed")),
+        ("cnn-iteration", None),
     ];
     for (algo, reading) in runs {
         let name = reading.map_or(algo.to_string(), |r| format!("{algo}-{r}"));
@@ -516,6 +517,26 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
             let settings = match algo {
                 "cnn-supervised" => AlgoSettings::Supervised(cnn.clone()),
                 "mlp-supervised" => AlgoSettings::Supervised(mlp.clone()),
+                "cnn-iteration" => {
+                    let from = base.join("base.safetensors");
+                    let model =
+                        ValueModel::load(&from, CNN_ALGO, "othello8", 8).expect("base model");
+                    AlgoSettings::ValueIteration(ValueIterationConfig {
+                        games: 4,
+                        depth: 1,
+                        buffer: 150,
+                        batch: 16,
+                        steps: 3,
+                        gate_games: 2,
+                        gate_threshold: 0.5,
+                        ..ValueIterationConfig::preset(
+                            from,
+                            model.card.sha256,
+                            model.orientation,
+                            data.clone(),
+                        )
+                    })
+                }
                 _ => {
                     let from = base.join("base.safetensors");
                     let (card, _) = read_model(&from).expect("base model");
@@ -573,7 +594,7 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
                 CNN_ALGO
             }
         );
-        if algo != "cnn-selfplay" {
+        if algo.ends_with("-supervised") {
             // The test loss logged at the end is the exported model's.
             let logged: Vec<&str> = expected.0[3].split(',').collect();
             let (test, mse) = model_test_losses(
@@ -605,6 +626,9 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
             v.seed += 1;
         }
         if let Some(v) = other.value_self_play_mut() {
+            v.seed += 1;
+        }
+        if let AlgoSettings::ValueIteration(v) = &mut other.settings {
             v.seed += 1;
         }
         let reseeded = folder(&format!("{name}-reseeded"));
@@ -699,6 +723,24 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
         }
         if algo == "cnn-selfplay" {
             readings_do_what_they_name(&whole, &base, &data, reading);
+        }
+        if algo == "cnn-iteration" {
+            // The buffer keeps at most its size, the promotions count the gates passed, and
+            // 3 Adam steps an iteration.
+            let (log, _) = &expected;
+            let mut promotions = 0;
+            for (i, row) in log[1..].iter().enumerate() {
+                let f: Vec<usize> = row
+                    .split(',')
+                    .take(11)
+                    .map(|v| v.parse::<f64>().expect("a number") as usize)
+                    .collect();
+                assert_eq!(f[1] + f[2] + f[3], 4, "4 games: {row}");
+                assert!(f[4] > 0 && f[5] <= 150, "{row}");
+                assert_eq!(f[7], 3 * (i + 1), "{row}");
+                promotions += f[9];
+                assert_eq!(f[10], promotions, "{row}");
+            }
         }
         for dir in [&whole, &again, &reseeded, &part] {
             let _ = std::fs::remove_dir_all(dir);
