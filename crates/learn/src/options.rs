@@ -788,19 +788,7 @@ impl TrainOptions {
                  are settings of the supervised trainers"
             );
         }
-        let from = self.from.clone().ok_or_else(|| {
-            OptionError(
-                "cnn-selfplay needs --from: the cnn-supervised run folder (or its model file)"
-                    .into(),
-            )
-        })?;
-        let model = if from.is_dir() {
-            from.join(crate::run::CHECKPOINTS).join("last.safetensors")
-        } else {
-            from
-        };
-        let loaded = crate::value::ValueModel::load(&model, crate::value::CNN_ALGO, "othello8", 8)
-            .map_err(|e| OptionError(format!("--from {}: {e}", model.display())))?;
+        let (model, loaded) = self.base_model("cnn-selfplay")?;
         check_dataset(&data.join("merged-frequency-train.bin"))?;
         let mut settings = crate::value::ValueSelfPlayConfig::paper(
             std::path::absolute(&model).unwrap_or(model),
@@ -825,15 +813,13 @@ impl TrainOptions {
         Ok(settings)
     }
 
-    /// The stronger-than-paper self-play's settings: the preset from the model `--from` names,
-    /// `--depth`, `--lr` and `--seed` as given.
-    fn value_iteration(&self) -> Result<crate::value::ValueIterationConfig, OptionError> {
-        let data = self.data("cnn-iteration")?;
+    /// The supervised model `--from` names for `algo` (a run folder's last model, or a model
+    /// file), loaded to check it.
+    fn base_model(&self, algo: &str) -> Result<(PathBuf, crate::value::ValueModel), OptionError> {
         let from = self.from.clone().ok_or_else(|| {
-            OptionError(
-                "cnn-iteration needs --from: the cnn-supervised run folder (or its model file)"
-                    .into(),
-            )
+            OptionError(format!(
+                "{algo} needs --from: the cnn-supervised run folder (or its model file)"
+            ))
         })?;
         let model = if from.is_dir() {
             from.join(crate::run::CHECKPOINTS).join("last.safetensors")
@@ -842,6 +828,14 @@ impl TrainOptions {
         };
         let loaded = crate::value::ValueModel::load(&model, crate::value::CNN_ALGO, "othello8", 8)
             .map_err(|e| OptionError(format!("--from {}: {e}", model.display())))?;
+        Ok((model, loaded))
+    }
+
+    /// The stronger-than-paper self-play's settings: the preset from the model `--from` names,
+    /// `--depth`, `--lr` and `--seed` as given.
+    fn value_iteration(&self) -> Result<crate::value::ValueIterationConfig, OptionError> {
+        let data = self.data("cnn-iteration")?;
+        let (model, loaded) = self.base_model("cnn-iteration")?;
         check_dataset(&data.join("merged-frequency-test.bin"))?;
         let mut settings = crate::value::ValueIterationConfig::preset(
             std::path::absolute(&model).unwrap_or(model),

@@ -21,12 +21,12 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::agent::{ValueEvaluator, ValueMinimax};
-use super::net::{card_arch, Orientation, ValueArch, ValueInput, ValueModel, ValueNet, CNN_ALGO};
-use super::policy_iteration::{probe_net, Probe, PROBE_FILE};
+use super::net::{card_arch, Orientation, ValueArch, ValueInput, ValueNet, CNN_ALGO};
+use super::policy_iteration::{load_base, probe_net, Probe, PROBE_FILE};
 use super::supervised::{
     adam, counter, evaluate_value_net, load_training, save_training, ValueData,
 };
-use crate::checkpoint::{load_weights, read_model, weights_bytes, Card, ModelError};
+use crate::checkpoint::{load_weights, weights_bytes, Card, ModelError};
 use crate::run::{AgentFactory, Cell, EpisodeRow, Export, RunError, Trainer};
 use othello::dataset::{Part, Split, Symmetries};
 use search::{Agent, Budget, WIN};
@@ -214,18 +214,8 @@ impl ValueIterationTrainer {
     /// has another sha256, or probe states that cannot be read.
     pub fn new(config: ValueIterationConfig) -> Result<Self, RunError> {
         config.validate().map_err(RunError::Settings)?;
-        let model = ValueModel::load(&config.from, CNN_ALGO, Othello8::ID, 8)?;
-        if model.card.sha256 != config.from_sha256 {
-            return Err(RunError::Settings(format!(
-                "{}: sha256 {} is not the {} this run started from",
-                config.from.display(),
-                model.card.sha256,
-                config.from_sha256
-            )));
-        }
+        let (model, mut net, bytes) = load_base(&config.from, &config.from_sha256)?;
         let device = Device::default().autodiff();
-        let mut net = ValueNet::new(&model.arch, model.input.planes(), 8, 0, &device);
-        let (_, bytes) = read_model(&config.from)?;
         load_weights(&mut net, bytes)?;
         let positions = |list: Result<Option<Vec<arena::Opening<Othello8>>>, _>| -> Vec<Othello8> {
             list.ok()
@@ -524,7 +514,7 @@ fn buffer_from(bytes: &[u8], path: &Path) -> Result<VecDeque<Sample>, RunError> 
             why: why.into(),
         })
     };
-    if bytes.len() % 21 != 0 {
+    if !bytes.len().is_multiple_of(21) {
         return Err(bad("not a whole number of samples"));
     }
     bytes

@@ -400,18 +400,8 @@ impl ValueSelfPlayTrainer {
     /// carried) no supervised checkpoint beside the model.
     pub fn new(config: ValueSelfPlayConfig) -> Result<Self, RunError> {
         config.validate().map_err(RunError::Settings)?;
-        let model = ValueModel::load(&config.from, CNN_ALGO, Othello8::ID, 8)?;
-        if model.card.sha256 != config.from_sha256 {
-            return Err(RunError::Settings(format!(
-                "{}: sha256 {} is not the {} this run started from",
-                config.from.display(),
-                model.card.sha256,
-                config.from_sha256
-            )));
-        }
+        let (model, mut net, bytes) = load_base(&config.from, &config.from_sha256)?;
         let device = Device::default().autodiff();
-        let mut net = ValueNet::new(&model.arch, model.input.planes(), 8, 0, &device);
-        let (_, bytes) = read_model(&config.from)?;
         let mut optim = adam(config.beta1, config.beta2);
         if config.adam == AdamState::Carried {
             carry_adam(&config, &model.card, &bytes, &mut net, &mut optim)?;
@@ -716,6 +706,32 @@ pub fn probe_model(model: &Path, data: &Path, states: usize, seed: u64) -> Resul
     let m = ValueModel::load(model, CNN_ALGO, Othello8::ID, 8)?;
     let held_out = read_states(data, Part::Test, Some((states, seed)))?;
     Ok(probe_net(&m.net, (m.input, m.orientation), &held_out, 0))
+}
+
+/// The supervised model a self-play run starts from, checked to have the sha256 it started
+/// from, with a fresh trainable network of its shape (on the autodiff device) and its weights'
+/// bytes (not yet loaded into it).
+pub(crate) fn load_base(
+    from: &Path,
+    sha256: &str,
+) -> Result<(ValueModel, ValueNet, Vec<u8>), RunError> {
+    let model = ValueModel::load(from, CNN_ALGO, Othello8::ID, 8)?;
+    if model.card.sha256 != sha256 {
+        return Err(RunError::Settings(format!(
+            "{}: sha256 {} is not the {sha256} this run started from",
+            from.display(),
+            model.card.sha256,
+        )));
+    }
+    let net = ValueNet::new(
+        &model.arch,
+        model.input.planes(),
+        8,
+        0,
+        &Device::default().autodiff(),
+    );
+    let (_, bytes) = read_model(from)?;
+    Ok((model, net, bytes))
 }
 
 /// The initial position after `plies` uniformly random moves (a pass when one must pass;
