@@ -60,7 +60,7 @@ pub struct ReproduceArgs {
     /// paper-table1/2: the minimax depth of every value-network agent [default: 3].
     #[arg(long)]
     pub depth: Option<u32>,
-    /// paper-table2: the self-play's named reading (docs/paper.md lists them) [default: paper].
+    /// paper-table2: the self-play's named reading (an unknown name lists them) [default: paper].
     #[arg(long)]
     pub reading: Option<String>,
 }

@@ -231,7 +231,7 @@ pub struct TrainOptions {
     pub epochs_per_game: usize,
     /// cnn-selfplay: a named reading of the paper's self-play (paper, frozen, gated,
     /// adam-carried, adam-reset, steps-1, lr-1e-4, lr-1e-5, initial, depth-2, depth-4,
-    /// turn-zeroed; docs/paper.md says what each changes); --depth, --lr and
+    /// turn-zeroed; an unknown name lists them); --depth, --lr and
     /// --epochs-per-game given beside it override it.
     #[arg(long)]
     pub reading: Option<String>,

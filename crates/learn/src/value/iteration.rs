@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::agent::{ValueEvaluator, ValueMinimax};
 use super::net::{card_arch, Orientation, ValueArch, ValueInput, ValueNet, CNN_ALGO};
-use super::policy_iteration::{load_base, probe_net, Probe, PROBE_FILE};
+use super::policy_iteration::{load_base, load_net_state, probe_net, write_probe, Probe};
 use super::supervised::{
     adam, counter, evaluate_value_net, load_training, save_training, ValueData,
 };
@@ -48,7 +48,8 @@ pub struct ValueIterationConfig {
     /// Minimax depth of the self-play and gate games.
     pub depth: u32,
     /// The chance of a uniformly random move at each of the first `explore_plies` plies after
-    /// the opening (the positions still count; their targets use the search's value).
+    /// the opening (the position before it still counts, with the same λ·z + (1 − λ)·v target:
+    /// v is the search's value there, whichever move was then played).
     pub epsilon: f64,
     /// Plies after the opening that may be random.
     pub explore_plies: usize,
@@ -492,8 +493,8 @@ impl ValueIterationTrainer {
     }
 }
 
-/// The buffer as bytes: per sample the mover's and the other side's discs (little-endian
-/// u64 each), the side to move (0 Black, 1 White) and the target (f32).
+/// The buffer as bytes: per sample Black's and White's discs (little-endian u64 each), the
+/// side to move (0 Black, 1 White) and the target (f32).
 fn buffer_bytes(buffer: &VecDeque<Sample>) -> Vec<u8> {
     let mut out = Vec::with_capacity(buffer.len() * 21);
     for s in buffer {
@@ -624,16 +625,10 @@ impl Trainer<Othello8> for ValueIterationTrainer {
             &crate::checkpoint::state_bytes(&self.best)?,
         )?;
         crate::checkpoint::write_atomic(&dir.join(BUFFER_FILE), &buffer_bytes(&self.buffer))?;
-        if let Some(probe) = self.probe() {
-            let text = serde_json::to_string_pretty(&probe)
-                .map_err(|e| RunError::Settings(format!("probe: {e}")))?;
-            crate::checkpoint::write_atomic(&dir.join(PROBE_FILE), text.as_bytes())?;
-        }
-        Ok(())
+        write_probe(dir, self.probe())
     }
 
     fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
-        use burn::store::{BurnpackStore, ModuleSnapshot};
         let (beta1, beta2) = (self.config.beta1, self.config.beta2);
         let counters = load_training(dir, &mut self.net, &mut self.optim, move || {
             adam(beta1, beta2)
@@ -647,31 +642,17 @@ impl Trainer<Othello8> for ValueIterationTrainer {
                 why: format!("holds iteration {at}, not {episode}"),
             }));
         }
-        let read = |name: &str| {
-            std::fs::read(dir.join(name)).map_err(|source| {
-                RunError::Model(ModelError::Io {
-                    path: dir.join(name),
-                    source,
-                })
-            })
-        };
-        let state = |why: String| {
-            RunError::Model(ModelError::State {
-                path: dir.join(BEST_FILE),
-                why,
-            })
-        };
-        let mut store =
-            BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(read(BEST_FILE)?)));
         let mut best = self.best.clone().no_grad();
-        let applied = best
-            .load_from(&mut store)
-            .map_err(|e| state(e.to_string()))?;
-        if !applied.errors.is_empty() || !applied.missing.is_empty() {
-            return Err(state("does not fit the network".into()));
-        }
+        load_net_state(&mut best, &dir.join(BEST_FILE))?;
         self.best = best;
-        self.buffer = buffer_from(&read(BUFFER_FILE)?, &dir.join(BUFFER_FILE))?;
+        let path = dir.join(BUFFER_FILE);
+        let bytes = std::fs::read(&path).map_err(|source| {
+            RunError::Model(ModelError::Io {
+                path: path.clone(),
+                source,
+            })
+        })?;
+        self.buffer = buffer_from(&bytes, &path)?;
         self.iteration = episode;
         Ok(())
     }

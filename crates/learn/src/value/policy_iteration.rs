@@ -692,7 +692,7 @@ pub fn probe_net(
         mse,
         colour_gap: mean(0, 0) - mean(1, 0),
         label_colour_gap: mean(0, 1) - mean(1, 1),
-        turn_flip: turn.map(|_| flip / data.records.len().max(1) as f64),
+        turn_flip: turn.map(|_| flip / (sums[0][2] + sums[1][2]).max(1.0)),
     }
 }
 
@@ -732,6 +732,40 @@ pub(crate) fn load_base(
     );
     let (_, bytes) = read_model(from)?;
     Ok((model, net, bytes))
+}
+
+/// Writes `probe` as `PROBE_FILE` in checkpoint folder `dir` (nothing without one).
+pub(crate) fn write_probe(dir: &Path, probe: Option<Probe>) -> Result<(), RunError> {
+    let Some(probe) = probe else { return Ok(()) };
+    let text = serde_json::to_string_pretty(&probe)
+        .map_err(|e| RunError::Settings(format!("probe: {e}")))?;
+    crate::checkpoint::write_atomic(&dir.join(PROBE_FILE), text.as_bytes())?;
+    Ok(())
+}
+
+/// Loads a network's state file `path` (written by `checkpoint::state_bytes`) into `net`.
+pub(crate) fn load_net_state(net: &mut ValueNet, path: &Path) -> Result<(), RunError> {
+    use burn::store::{BurnpackStore, ModuleSnapshot};
+    let state = |why: String| {
+        RunError::Model(ModelError::State {
+            path: path.to_path_buf(),
+            why,
+        })
+    };
+    let bytes = std::fs::read(path).map_err(|source| {
+        RunError::Model(ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    })?;
+    let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(bytes)));
+    let applied = net
+        .load_from(&mut store)
+        .map_err(|e| state(e.to_string()))?;
+    if !applied.errors.is_empty() || !applied.missing.is_empty() {
+        return Err(state("does not fit the network".into()));
+    }
+    Ok(())
 }
 
 /// The initial position after `plies` uniformly random moves (a pass when one must pass;
@@ -915,16 +949,10 @@ impl Trainer<Othello8> for ValueSelfPlayTrainer {
             &weights_bytes(&self.inference_net())?,
             self.card(&serde_json::Value::Null),
         )?;
-        if let Some(probe) = self.probe() {
-            let text = serde_json::to_string_pretty(&probe)
-                .map_err(|e| RunError::Settings(format!("probe: {e}")))?;
-            crate::checkpoint::write_atomic(&dir.join(PROBE_FILE), text.as_bytes())?;
-        }
-        Ok(())
+        write_probe(dir, self.probe())
     }
 
     fn load_state(&mut self, dir: &Path, episode: usize) -> Result<(), RunError> {
-        use burn::store::{BurnpackStore, ModuleSnapshot};
         let (beta1, beta2) = (self.config.beta1, self.config.beta2);
         let counters = load_training(dir, &mut self.net, &mut self.optim, move || {
             adam(beta1, beta2)
@@ -933,32 +961,13 @@ impl Trainer<Othello8> for ValueSelfPlayTrainer {
         // A run checkpointed before gating existed promoted nothing.
         self.promotions = counters["promotions"].as_u64().unwrap_or(0);
         let at = counter(dir, &counters, "episode")?;
-        let state = |why: String| {
-            RunError::Model(ModelError::State {
-                path: dir.join("previous.bpk"),
-                why,
-            })
-        };
         if at as usize != episode {
             return Err(RunError::Model(ModelError::State {
                 path: dir.join("learner.json"),
                 why: format!("holds episode {at}, not {episode}"),
             }));
         }
-        let bytes = std::fs::read(dir.join("previous.bpk")).map_err(|source| {
-            RunError::Model(ModelError::Io {
-                path: dir.join("previous.bpk"),
-                source,
-            })
-        })?;
-        let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(bytes)));
-        let applied = self
-            .opponent
-            .load_from(&mut store)
-            .map_err(|e| state(e.to_string()))?;
-        if !applied.errors.is_empty() || !applied.missing.is_empty() {
-            return Err(state("does not fit the network".into()));
-        }
+        load_net_state(&mut self.opponent, &dir.join("previous.bpk"))?;
         self.episode = episode;
         Ok(())
     }
