@@ -405,15 +405,13 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
                 loaded.orientation,
                 std::path::absolute(&data).unwrap_or(data),
             );
-            if let Some(name) = &ctx.paper.reading {
-                settings
-                    .apply_reading(name)
-                    .map_err(|e| anyhow!("--reading: {e}"))?;
-            }
-            // --depth sets the self-play's search too; a reading of another depth keeps its
-            // own when --depth is not given (the evaluation games stay at `depth`).
-            if ctx.paper.depth.is_some() || settings.reading.is_none() {
-                settings.depth = depth;
+            settings
+                .apply_reading(ctx.paper.reading.as_deref().unwrap_or("paper"))
+                .map_err(|e| anyhow!("--reading: {e}"))?;
+            // --depth sets the self-play's search too; without it the reading's own depth
+            // stands (the evaluation games stay at `depth`).
+            if let Some(d) = ctx.paper.depth {
+                settings.depth = d;
             }
             settings.seed = ctx.seed;
             let episodes = ctx.scaled(200, 1);
@@ -535,15 +533,13 @@ pub fn table2(ctx: &Ctx, report: &mut Report) -> Result<()> {
     );
     let mut probes = probe_rows(&checkpoints, &at);
     if !probes.is_empty() {
-        // The supervised network the run started from, on the same held-out states.
-        let base = learn::value::policy_iteration::probe_model(
-            &settings.from,
-            &settings.data,
-            settings.probe_states,
-            settings.seed,
-        )
-        .map_err(|e| anyhow!("probe of {}: {e}", settings.from.display()))?;
-        probes.insert(0, probe_row(&base, "0 (supervised)"));
+        // The supervised network the run started from, read as the run reads it.
+        let base = settings
+            .probe_start()
+            .map_err(|e| anyhow!("probe of {}: {e}", settings.from.display()))?;
+        if let Some(base) = base {
+            probes.insert(0, probe_row(&base, "0 (supervised)"));
+        }
         report.section(
             "Probe: each checkpoint on held-out states",
             &format!(
@@ -650,7 +646,7 @@ fn describe_self_play(s: &learn::value::ValueSelfPlayConfig) -> String {
     format!(
         "reading `{}`: {opponent}; {adam}; {} full-batch {} per game at lr {}; {start}; \
          self-play depth {}; turn plane {}; positions read {}",
-        s.reading.as_deref().unwrap_or("custom"),
+        s.reading_label(),
         s.epochs_per_game,
         if s.epochs_per_game == 1 {
             "step"
@@ -664,8 +660,9 @@ fn describe_self_play(s: &learn::value::ValueSelfPlayConfig) -> String {
             learn::value::TurnPlane::Zeroed => "zeroed",
         },
         match s.orientation {
-            learn::value::Orientation::Canonical => "canonical",
-            learn::value::Orientation::AsPlayed => "as played",
+            Some(learn::value::Orientation::Canonical) => "canonical",
+            Some(learn::value::Orientation::AsPlayed) => "as played",
+            None => "as the supervised model reads them",
         }
     )
 }

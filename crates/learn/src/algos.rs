@@ -610,7 +610,7 @@ pub const CNN_SELFPLAY: Algorithm = Algorithm {
 pub const CNN_ITERATION: Algorithm = Algorithm {
     name: "cnn-iteration",
     summary: "A stronger-than-paper self-play from a supervised CNN (--from): hundreds of \
-              games an iteration from balanced openings, a replay buffer, minibatch Adam, \
+              games an iteration from XOT openings, a replay buffer, minibatch Adam, \
               result and search-value targets, a gate.",
     settings: Settings::ValueIteration,
     runner: Runner::Run(Build::ValueIteration),

@@ -229,7 +229,7 @@ pub struct TrainOptions {
     /// reading's).
     #[arg(long, default_value_t = 10)]
     pub epochs_per_game: usize,
-    /// cnn-selfplay: a named reading of the paper's self-play (paper, frozen, gated,
+    /// cnn-selfplay: a named reading of the paper's self-play (default paper; frozen, gated,
     /// adam-carried, adam-reset, steps-1, lr-1e-4, lr-1e-5, initial, depth-2, depth-4,
     /// turn-zeroed; an unknown name lists them); --depth, --lr and
     /// --epochs-per-game given beside it override it.
@@ -796,13 +796,11 @@ impl TrainOptions {
             loaded.orientation,
             std::path::absolute(&data).unwrap_or(data),
         );
-        if let Some(name) = &self.reading {
-            settings
-                .apply_reading(name)
-                .map_err(|e| OptionError(format!("--reading: {e}")))?;
-        }
+        settings
+            .apply_reading(self.reading.as_deref().unwrap_or("paper"))
+            .map_err(|e| OptionError(format!("--reading: {e}")))?;
         settings.depth = self.depth.unwrap_or(settings.depth);
-        if self.given("epochs_per_game") || self.reading.is_none() {
+        if self.given("epochs_per_game") {
             settings.epochs_per_game = self.epochs_per_game;
         }
         settings.learning_rate = self.lr.unwrap_or(settings.learning_rate);

@@ -642,9 +642,31 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
         let part = folder(&format!("{name}-part"));
         run(&part, &config(1), true, false).expect("first part");
         assert_eq!(logs(&part).0.len(), 2, "{name}");
+        // Say the first part took 1,000 s: the resumed rows count on from there.
+        let log = std::fs::read_to_string(part.join("log.csv")).expect("log.csv");
+        let (head, _) = log.trim_end().rsplit_once(',').expect("a seconds column");
+        std::fs::write(part.join("log.csv"), format!("{head},1000.0\n")).expect("write log");
         run(&part, &config(3), false, false).expect("resumed");
         assert!(model == last_model(&part), "{name}: resumed bytes differ");
         assert_eq!(logs(&part), expected, "{name}: resumed logs differ");
+        // The seconds column is the run's training time: a resumed run's clock picks up
+        // where the stopped run's left off.
+        let seconds: Vec<f64> = std::fs::read_to_string(part.join("log.csv"))
+            .expect("log.csv")
+            .lines()
+            .skip(1)
+            .map(|l| {
+                l.rsplit(',')
+                    .next()
+                    .expect("a column")
+                    .parse()
+                    .expect("seconds")
+            })
+            .collect();
+        assert!(
+            seconds[0] == 1000.0 && seconds[1..].iter().all(|&t| t >= 1000.0),
+            "{name}: the clock went back on resume: {seconds:?}"
+        );
 
         // Resumed from each checkpoint of the whole run, its logs running past it.
         for (k, keep) in ["ep-00000001", "ep-00000002"].iter().enumerate() {
@@ -810,7 +832,7 @@ fn readings_do_what_they_name(whole: &Path, base: &Path, data: &Path, reading: O
         )
         .expect("card json");
         assert_eq!(card["arch"]["input"]["turn"], "zeroed");
-        // The network cannot see who is to move: the turn plane is zeros either way.
+        // The turn plane is zeros whoever is to move.
         let pos = Othello8::start();
         let mut x = Vec::new();
         model.input.encode(&pos, &mut x);
@@ -825,6 +847,35 @@ fn readings_do_what_they_name(whole: &Path, base: &Path, data: &Path, reading: O
     // θ⁻ after 3 episodes: the supervised network under `frozen`, θ of episode 2 otherwise.
     let supervised = ValueModel::load(&base.join("base.safetensors"), CNN_ALGO, "othello8", 8)
         .expect("base model");
+    // The report's "supervised" probe row reads the starting network as the run reads it.
+    let run: learn::RunConfig =
+        serde_json::from_slice(&std::fs::read(whole.join("config.json")).expect("config.json"))
+            .expect("run config");
+    let settings = run.value_self_play().expect("self-play settings");
+    let start = settings
+        .probe_start()
+        .expect("probe of the start")
+        .expect("a run with probes");
+    assert_eq!(start.episode, 0);
+    assert_eq!(
+        start.turn_flip.is_none(),
+        reading == Some("turn-zeroed"),
+        "{reading:?}"
+    );
+    let read_as_run = ValueEvaluator::new(
+        supervised.net.clone(),
+        supervised.input.with_turn(settings.turn),
+        supervised.orientation,
+    );
+    let se: f64 = test
+        .records
+        .iter()
+        .map(|r| {
+            let pos = r.key.position().expect("a position");
+            (f64::from(read_as_run.probabilities(&[pos])[0]) - r.value()).powi(2)
+        })
+        .sum();
+    close(start.mse, se / n, "the start's mse, read as the run reads");
     let mut opponent = supervised.net.clone();
     let bytes = std::fs::read(at.join("previous.bpk")).expect("previous.bpk");
     let mut store = BurnpackStore::from_bytes(Some(burn::tensor::Bytes::from_bytes_vec(bytes)));
@@ -1482,7 +1533,26 @@ fn the_readings_are_named_settings_and_the_turn_plane_round_trips() {
         old.as_object_mut().expect("object").remove(k);
     }
     let read: ValueSelfPlayConfig = serde_json::from_value(old).expect("an old config");
-    assert_eq!(read.orientation, Orientation::AsPlayed);
+    // No recorded orientation: the run reads positions as its supervised model does.
+    assert_eq!(read.orientation, None);
+    assert_eq!(read.reading_label(), "custom");
+    assert!(!serde_json::to_value(&read)
+        .expect("json")
+        .as_object()
+        .expect("object")
+        .contains_key("orientation"));
+
+    // A report names the reading, and says when a setting it fixes was changed after it.
+    let mut c = paper.clone();
+    c.apply_reading("frozen").expect("a reading");
+    c.seed = 7;
+    assert_eq!(
+        c.reading_label(),
+        "frozen",
+        "the seed is no part of a reading"
+    );
+    c.learning_rate = 1e-4;
+    assert_eq!(c.reading_label(), "frozen, changed");
     assert_eq!(read.opponent, SelfPlayOpponent::Previous);
     assert_eq!(read.probe_states, 0);
 
@@ -1510,4 +1580,22 @@ fn the_readings_are_named_settings_and_the_turn_plane_round_trips() {
     assert!(a[12 * 64..].iter().all(|&f| f == 1.0), "Black to move");
     assert!(b[12 * 64..].iter().all(|&f| f == 0.0));
     assert_eq!(a[..12 * 64], b[..12 * 64]);
+
+    // cnn-iteration's gate plays each opening twice: an odd or empty gate is refused by name.
+    let preset = ValueIterationConfig::preset(
+        "m.safetensors".into(),
+        "0".repeat(64),
+        Orientation::Canonical,
+        "data".into(),
+    );
+    preset.validate().expect("the preset is valid");
+    for games in [0, 1, 63] {
+        let e = ValueIterationConfig {
+            gate_games: games,
+            ..preset.clone()
+        }
+        .validate()
+        .expect_err("a gate of one colour");
+        assert!(e.contains("gate games"), "{games}: {e}");
+    }
 }

@@ -677,6 +677,24 @@ impl RunDir {
         Ok(())
     }
 
+    /// The `seconds` (last column) of `log.csv`'s last row, 0 without one: where the clock of
+    /// a resumed run picks up, so the column stays the run's training time across resumes.
+    #[must_use]
+    pub fn last_log_seconds(&self) -> f64 {
+        fs::read_to_string(self.file(LOG))
+            .ok()
+            .and_then(|text| {
+                let last = text
+                    .lines()
+                    .skip(1)
+                    .filter(|l| !l.trim().is_empty())
+                    .last()?;
+                last.rsplit(',').next()?.trim().parse::<f64>().ok()
+            })
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .unwrap_or(0.0)
+    }
+
     /// Refuses a `log.csv` whose header is not `header` (a log another version began: rows
     /// of other columns would garble it); a missing or empty log passes.
     ///

@@ -545,6 +545,11 @@ pub fn train<G: Game, C: RunSpec>(
     let header = format!("{},seconds", trainer.log_header());
     dir.check_log_header(&header)?;
     dir.rewind_to(started_at)?;
+    let clock = if started_at == 0 {
+        0.0
+    } else {
+        dir.last_log_seconds()
+    };
     let started = Instant::now();
     let mut summary = Summary {
         started_at,
@@ -592,7 +597,7 @@ pub fn train<G: Game, C: RunSpec>(
     while trainer.episode() < config.episodes {
         let before = trainer.episode();
         let rows = trainer.round(config.episodes - before, opponent)?;
-        let seconds = started.elapsed().as_secs_f64();
+        let seconds = clock + started.elapsed().as_secs_f64();
         for row in &rows {
             if row.values.len() != columns {
                 return Err(RunError::Settings(format!(

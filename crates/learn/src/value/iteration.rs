@@ -70,7 +70,7 @@ pub struct ValueIterationConfig {
     /// Each sampled position shown as one of its 8 images at random (a network that reads
     /// canonical images sees one image whatever the draw: it is symmetric by construction).
     pub augment: bool,
-    /// Gate games per iteration (pairs from balanced openings, colours swapped).
+    /// Gate games per iteration (an even number: pairs from XOT openings, colours swapped).
     pub gate_games: usize,
     /// The share of the gate's points θ needs to replace the best network.
     pub gate_threshold: f64,
@@ -134,7 +134,13 @@ impl ValueIterationConfig {
         within("buffer", self.buffer, 1, 10_000_000)?;
         within("batch", self.batch, 1, 65_536)?;
         within("steps", self.steps, 0, 1_000_000)?;
-        within("gate games", self.gate_games, 0, 10_000)?;
+        within("gate games", self.gate_games, 2, 10_000)?;
+        if self.gate_games % 2 == 1 {
+            return Err(format!(
+                "gate games {} (even: each opening is played twice, colours swapped)",
+                self.gate_games
+            ));
+        }
         within("probe states", self.probe_states, 0, 1_000_000)?;
         for (name, v) in [
             ("epsilon", self.epsilon),
@@ -194,7 +200,6 @@ pub struct ValueIterationTrainer {
     optim: ModuleOptimizer,
     device: Device,
     openings: Vec<Othello8>,
-    gate_openings: Vec<Othello8>,
     buffer: VecDeque<Sample>,
     probe: Option<ValueData>,
     iteration: usize,
@@ -227,10 +232,9 @@ impl ValueIterationTrainer {
                 .collect()
         };
         let openings = positions(arena::xot_openings::<Othello8>());
-        let gate_openings = positions(arena::builtin_openings::<Othello8>());
-        if openings.is_empty() || gate_openings.is_empty() {
+        if openings.is_empty() {
             return Err(RunError::Settings(
-                "the bundled 8x8 Othello openings are missing".into(),
+                "the bundled 8x8 Othello XOT openings are missing".into(),
             ));
         }
         let probe = match config.probe_states {
@@ -253,7 +257,6 @@ impl ValueIterationTrainer {
             config,
             device,
             openings,
-            gate_openings,
             buffer: VecDeque::new(),
             probe,
             iteration: 0,
@@ -402,19 +405,17 @@ impl ValueIterationTrainer {
         total / self.config.steps as f64
     }
 
-    /// The gate: θ plays the best network from balanced openings (each drawn opening twice,
-    /// colours swapped); θ's share of the points, and whether it replaced the best.
+    /// The gate: θ plays the best network from XOT openings (each drawn opening twice,
+    /// colours swapped; the evaluation's balanced openings stay unseen in training); θ's share
+    /// of the points, and whether it replaced the best.
     fn gate(&mut self) -> Result<(f64, bool), RunError> {
-        let pairs = self.config.gate_games.div_ceil(2);
-        if pairs == 0 {
-            return Ok((0.0, false));
-        }
+        let pairs = self.config.gate_games / 2;
         let theta = self.inference_net();
         let results: Vec<Result<f64, RunError>> = (0..pairs * 2)
             .into_par_iter()
             .map(|k| {
                 let mut rng = self.rng(3, k / 2);
-                let start = self.gate_openings[rng.random_range(0..self.gate_openings.len())];
+                let start = self.openings[rng.random_range(0..self.openings.len())];
                 let learner = if k % 2 == 0 {
                     Color::Black
                 } else {

@@ -74,9 +74,11 @@ impl ValueInput {
     }
 }
 
-/// The paper planes' side-to-move plane: shown (the paper), or all zeros, so that a network
-/// cannot tell who is to move from it (one self-play game's labels are decided by who is to
-/// move, and a network that sees the turn can learn colour from them).
+/// The paper planes' side-to-move plane: shown (the paper), or all zeros, so that the plane
+/// says nothing of who is to move (one self-play game's labels are decided by who won, and a
+/// network that sees the turn can learn colour from them). Zeroing removes the plane only:
+/// the disc count's parity still tells the side to move in a game without passes, and to a
+/// network trained with the plane shown, zeros read as White to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TurnPlane {

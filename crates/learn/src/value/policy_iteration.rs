@@ -95,8 +95,8 @@ pub enum SelfPlayStart {
 }
 
 /// The settings of a self-play run (`config.json`'s `value_self_play`). The fields after
-/// `seed` were added with the readings sweep: each is written only when it is not its default,
-/// and a run written before them reads their defaults, which are what such a run did.
+/// `seed` were added with the readings sweep: each is written only when it is set (not its
+/// default), and a run written before them reads their defaults, which are what such a run did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ValueSelfPlayConfig {
@@ -122,10 +122,11 @@ pub struct ValueSelfPlayConfig {
     /// The named reading these settings came from ([`READINGS`]), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<String>,
-    /// The image of a position the networks read, for play and learning alike: the supervised
-    /// model's, recorded when the run starts (a run begun before the field learned as played).
-    #[serde(default, skip_serializing_if = "is_default")]
-    pub orientation: Orientation,
+    /// The image of a position the networks read, for play and learning alike, recorded when
+    /// the run starts. `None` (a run begun before the field was written): the supervised
+    /// model's, which is what every such run read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<Orientation>,
     /// The side-to-move plane: kept (the paper) or zeroed for play and learning.
     #[serde(default, skip_serializing_if = "is_default")]
     pub turn: TurnPlane,
@@ -174,7 +175,7 @@ impl ValueSelfPlayConfig {
             beta2: 0.99,
             seed: 1,
             reading: None,
-            orientation,
+            orientation: Some(orientation),
             turn: TurnPlane::Kept,
             opponent: SelfPlayOpponent::Previous,
             adam: AdamState::Run,
@@ -201,6 +202,32 @@ impl ValueSelfPlayConfig {
         (reading.apply)(self);
         self.reading = Some(reading.name.into());
         Ok(())
+    }
+
+    /// The reading these settings are, for reports: its name; `NAME, changed` when a setting
+    /// it fixes was changed after it was applied; `custom` when none was named.
+    #[must_use]
+    pub fn reading_label(&self) -> String {
+        let Some(name) = &self.reading else {
+            return "custom".into();
+        };
+        let mut named = ValueSelfPlayConfig::paper(
+            self.from.clone(),
+            self.from_sha256.clone(),
+            Orientation::AsPlayed,
+            self.data.clone(),
+        );
+        if named.apply_reading(name).is_err() {
+            return format!("{name} (unknown)");
+        }
+        named.orientation = self.orientation;
+        named.seed = self.seed;
+        named.probe_states = self.probe_states;
+        if named == *self {
+            name.clone()
+        } else {
+            format!("{name}, changed")
+        }
     }
 
     /// Checks the settings.
@@ -237,7 +264,7 @@ impl ValueSelfPlayConfig {
                 ));
             }
             if !(threshold > 0.0 && threshold <= 1.0) {
-                return Err(format!("opponent gated: threshold {threshold} (0..=1)"));
+                return Err(format!("opponent gated: threshold {threshold} ((0, 1])"));
             }
         }
         if let SelfPlayStart::Initial { random_plies } = self.start {
@@ -342,7 +369,7 @@ pub struct ValueSelfPlayTrainer {
     arch: ValueArch,
     /// The supervised network's input, with the turn plane as the settings say.
     input: ValueInput,
-    /// The image the networks read (the settings' `orientation`).
+    /// The image the networks read (the settings' `orientation`, else the supervised model's).
     orientation: Orientation,
     base: Card,
     net: ValueNet,
@@ -427,7 +454,7 @@ impl ValueSelfPlayTrainer {
         Ok(ValueSelfPlayTrainer {
             arch: model.arch,
             input: model.input.with_turn(config.turn),
-            orientation: config.orientation,
+            orientation: config.orientation.unwrap_or(model.orientation),
             base: model.card,
             opponent: model.net,
             net,
@@ -696,16 +723,26 @@ pub fn probe_net(
     }
 }
 
-/// The probe of the value model file `model` (episode 0: the network a run starts from) on
-/// `states` seeded held-out states of the dataset folder `data`, as a run seeded `seed` draws
-/// them.
-///
-/// # Errors
-/// A model that is not a CNN value model of 8x8 Othello, or dataset files that cannot be read.
-pub fn probe_model(model: &Path, data: &Path, states: usize, seed: u64) -> Result<Probe, RunError> {
-    let m = ValueModel::load(model, CNN_ALGO, Othello8::ID, 8)?;
-    let held_out = read_states(data, Part::Test, Some((states, seed)))?;
-    Ok(probe_net(&m.net, (m.input, m.orientation), &held_out, 0))
+impl ValueSelfPlayConfig {
+    /// The probe (episode 0) of the supervised network the run starts from, read as the run
+    /// reads it (its turn plane and orientation), on the held-out states its probes measure;
+    /// `None` for a run without probes.
+    ///
+    /// # Errors
+    /// A model that is not a CNN value model of 8x8 Othello, or dataset files that cannot be
+    /// read.
+    pub fn probe_start(&self) -> Result<Option<Probe>, RunError> {
+        if self.probe_states == 0 {
+            return Ok(None);
+        }
+        let m = ValueModel::load(&self.from, CNN_ALGO, Othello8::ID, 8)?;
+        let held_out = read_states(&self.data, Part::Test, Some((self.probe_states, self.seed)))?;
+        let read = (
+            m.input.with_turn(self.turn),
+            self.orientation.unwrap_or(m.orientation),
+        );
+        Ok(Some(probe_net(&m.net, read, &held_out, 0)))
+    }
 }
 
 /// The supervised model a self-play run starts from, checked to have the sha256 it started
