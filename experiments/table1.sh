@@ -21,6 +21,7 @@ for split in "$@"; do
   "$bin" reproduce paper-table1 --cnn "experiments/$cnn/checkpoints/last.safetensors" \
     --mlp "experiments/$mlp/checkpoints/last.safetensors" --data "$data" --quiet --force \
     --out "runs/table1-$split"
-  cp "runs/table1-$split/report.md" "experiments/table1/$split.md"
+  sed "s/(table1.png)/($split.png)/" "runs/table1-$split/report.md" > "experiments/table1/$split.md"
+  cp "runs/table1-$split/table1.png" "experiments/table1/$split.png"
   echo "$split: $(( $(date +%s) - start )) s" | tee -a experiments/table1/times.txt
 done

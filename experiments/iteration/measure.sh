@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # cnn-iteration against the paper-faithful self-play at the same training time (docs/paper.md,
-# section 7): the stronger-than-paper run from the fair-split supervised CNN on one core, until
-# its training time passes the `paper` reading's (experiments/readings/paper: 724 s on one core);
-# then it, the paper reading's episode-200 network and the supervised CNN against
-# `alphabeta:depth=4`, `othello:level=1` and each other from the balanced openings.
+# section 7): ITERATIONS of the stronger-than-paper run from the fair-split supervised CNN on
+# one core (5 take 676 s, within the `paper` reading's 724 s: experiments/readings/paper); then
+# it against the supervised CNN, and it, the paper reading's episode-200 network and the
+# supervised CNN against `alphabeta:depth=4` and `othello:level=1`, from the balanced openings.
 # Usage: experiments/iteration/measure.sh [ITERATIONS]   (resumes the run when it is there)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${STONELAB:-target/release/stonelab}
 data=${DATA:-runs/values}
-iterations=${1:-3}
+iterations=${1:-5}
 out=experiments/iteration/run
 [ -d "$data" ] || "$bin" data wthor --out "$data"
 export RAYON_NUM_THREADS=1

@@ -220,7 +220,8 @@ pub struct TrainOptions {
     /// start from; probcut: the pattern weights searched with (default: the bundled ones).
     #[arg(long)]
     pub from: Option<PathBuf>,
-    /// Minimax depth of the value-network agents (cnn-selfplay's players, default 3; the
+    /// Minimax depth of the value-network agents (cnn-selfplay's players, default the
+    /// reading's: 3 for the paper's; the
     /// supervised runs' evaluation games, default 1); patterns: of the self-play games
     /// (default 4); probcut: the deepest search fitted (default 10).
     #[arg(long)]

@@ -857,6 +857,11 @@ fn readings_do_what_they_name(whole: &Path, base: &Path, data: &Path, reading: O
         .expect("probe of the start")
         .expect("a run with probes");
     assert_eq!(start.episode, 0);
+    // A start model that is not the one the run began from is refused, not probed.
+    let mut moved = settings.clone();
+    moved.from_sha256 = "0".repeat(64);
+    let e = moved.probe_start().expect_err("another model");
+    assert!(e.to_string().contains("sha256"), "{e}");
     assert_eq!(
         start.turn_flip.is_none(),
         reading == Some("turn-zeroed"),

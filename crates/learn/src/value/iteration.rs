@@ -406,8 +406,9 @@ impl ValueIterationTrainer {
     }
 
     /// The gate: θ plays the best network from XOT openings (each drawn opening twice,
-    /// colours swapped; the evaluation's balanced openings stay unseen in training); θ's share
-    /// of the points, and whether it replaced the best.
+    /// colours swapped), the lines the self-play starts from rather than the arena's balanced
+    /// list (the two lists share a few positions); θ's share of the points, and whether it
+    /// replaced the best.
     fn gate(&mut self) -> Result<(f64, bool), RunError> {
         let pairs = self.config.gate_games / 2;
         let theta = self.inference_net();

@@ -96,7 +96,8 @@ pub enum SelfPlayStart {
 
 /// The settings of a self-play run (`config.json`'s `value_self_play`). The fields after
 /// `seed` were added with the readings sweep: each is written only when it is set (not its
-/// default), and a run written before them reads their defaults, which are what such a run did.
+/// default), and a run written before them reads their defaults, which are what such a run did
+/// (the orientation aside: see the field).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ValueSelfPlayConfig {
@@ -123,8 +124,9 @@ pub struct ValueSelfPlayConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<String>,
     /// The image of a position the networks read, for play and learning alike, recorded when
-    /// the run starts. `None` (a run begun before the field was written): the supervised
-    /// model's, which is what every such run read.
+    /// the run starts. `None` (a config written before the field): the supervised model's,
+    /// which is what the runs begun since canonical inference read (earlier runs read
+    /// positions as played, and their configs cannot say so).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orientation: Option<Orientation>,
     /// The side-to-move plane: kept (the paper) or zeroed for play and learning.
@@ -729,13 +731,13 @@ impl ValueSelfPlayConfig {
     /// `None` for a run without probes.
     ///
     /// # Errors
-    /// A model that is not a CNN value model of 8x8 Othello, or dataset files that cannot be
-    /// read.
+    /// A model that is not a CNN value model of 8x8 Othello or not the one the run started
+    /// from (its sha256), or dataset files that cannot be read.
     pub fn probe_start(&self) -> Result<Option<Probe>, RunError> {
         if self.probe_states == 0 {
             return Ok(None);
         }
-        let m = ValueModel::load(&self.from, CNN_ALGO, Othello8::ID, 8)?;
+        let (m, _, _) = load_base(&self.from, &self.from_sha256)?;
         let held_out = read_states(&self.data, Part::Test, Some((self.probe_states, self.seed)))?;
         let read = (
             m.input.with_turn(self.turn),
