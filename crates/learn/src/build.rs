@@ -58,7 +58,12 @@ pub fn build_trainer<G: Game>(
                 .value_self_play()
                 .cloned()
                 .ok_or_else(|| RunError::Settings("no value_self_play settings".into()))?;
-            othello8_only::<G>(Box::new(ValueSelfPlayTrainer::new(settings)?), algo.name)?
+            let trainer = if from.is_some() {
+                ValueSelfPlayTrainer::for_resume(settings)?
+            } else {
+                ValueSelfPlayTrainer::new(settings)?
+            };
+            othello8_only::<G>(Box::new(trainer), algo.name)?
         }
         Build::ValueIteration => {
             let settings = match &config.settings {

@@ -683,6 +683,22 @@ fn same_seed_same_bytes_and_resume_equals_uninterrupted() {
             assert_eq!(logs(&copy), expected, "{name}: resumed from {keep}");
             let _ = std::fs::remove_dir_all(&copy);
         }
+        if reading == Some("adam-carried") {
+            // A resume reads Adam from the run's checkpoint: the supervised run's may be gone.
+            let kept = base.join("ep-00000003");
+            let away = base.join("ep-00000003-away");
+            std::fs::rename(&kept, &away).expect("move the supervised checkpoint");
+            let copy = folder(&format!("{name}-without-supervised"));
+            copy_tree(&whole, &copy);
+            for later in ["ep-00000002", "ep-00000003"] {
+                std::fs::remove_dir_all(copy.join(CHECKPOINTS).join(later)).expect("remove");
+            }
+            let resumed = run(&copy, &config(3), false, false);
+            std::fs::rename(&away, &kept).expect("put the supervised checkpoint back");
+            resumed.expect("a resume without the supervised checkpoint");
+            assert!(model == last_model(&copy), "{name}: other bytes");
+            let _ = std::fs::remove_dir_all(&copy);
+        }
 
         if algo == "cnn-supervised" {
             // The self-play run starts from this model, its last checkpoint beside it (Adam

@@ -428,11 +428,25 @@ impl ValueSelfPlayTrainer {
     /// has another sha256 than the settings say, dataset files that cannot be read, or (Adam
     /// carried) no supervised checkpoint beside the model.
     pub fn new(config: ValueSelfPlayConfig) -> Result<Self, RunError> {
+        Self::build(config, false)
+    }
+
+    /// The trainer a resumed run loads its checkpoint into: as [`Self::new`], except that with
+    /// Adam carried the supervised run's checkpoint is not read (the moments come from the
+    /// run's own checkpoint), so a resume does not need it.
+    ///
+    /// # Errors
+    /// As [`Self::new`], but for the supervised checkpoint.
+    pub fn for_resume(config: ValueSelfPlayConfig) -> Result<Self, RunError> {
+        Self::build(config, true)
+    }
+
+    fn build(config: ValueSelfPlayConfig, resuming: bool) -> Result<Self, RunError> {
         config.validate().map_err(RunError::Settings)?;
         let (model, mut net, bytes) = load_base(&config.from, &config.from_sha256)?;
         let device = Device::default().autodiff();
         let mut optim = adam(config.beta1, config.beta2);
-        if config.adam == AdamState::Carried {
+        if config.adam == AdamState::Carried && !resuming {
             carry_adam(&config, &model.card, &bytes, &mut net, &mut optim)?;
         } else {
             load_weights(&mut net, bytes)?;
