@@ -2,7 +2,7 @@
 # The readings sweep of the paper's self-play (docs/paper.md, "Which reading gives Table 2"):
 # one `reproduce paper-table2 --reading NAME` per reading, from the supervised CNN and MLP of
 # experiments/paper-cnn and experiments/paper-mlp, 100 evaluation positions, seed 1. Each
-# reading's report, plot, self-play log, settings and probes are kept here under NAME/; a
+# reading's report, plot, self-play log, settings, probes and last model are kept here under NAME/; a
 # reading whose report is already here is skipped, so the sweep resumes where it stopped.
 # Usage: experiments/readings/sweep.sh [NAME...]   (default: every reading)
 set -euo pipefail
@@ -27,6 +27,7 @@ for r in "${readings[@]}"; do
   mkdir -p "$keep/probes"
   cp "$out"/report.md "$out"/*.png "$keep"/
   cp "$out"/runs/selfplay/log.csv "$out"/runs/selfplay/config.json "$keep"/
+  cp "$out"/runs/selfplay/checkpoints/last.safetensors "$out"/runs/selfplay/checkpoints/last.json "$keep"/
   for p in "$out"/runs/selfplay/checkpoints/ep-*/probe.json; do
     [ -f "$p" ] && cp "$p" "$keep/probes/$(basename "$(dirname "$p")").json"
   done
