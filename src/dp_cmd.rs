@@ -16,7 +16,7 @@ pub struct DpArgs {
     /// The game (only othello4 is small enough to enumerate).
     #[arg(long, default_value_t = GameId::Othello4)]
     game: GameId,
-    /// Discount per move (1 = none).
+    /// Discount per move (1 = none), in the design's form: V = best(r + discount·V(next)).
     #[arg(long, default_value_t = 1.0)]
     discount: f64,
     /// Stop when the largest update of a sweep is below this (above 0, at most 1: the rewards

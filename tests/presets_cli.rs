@@ -38,6 +38,14 @@ fn the_design_building_blocks_are_flags_of_a_normal_run() {
             "seed",
             "--steps-per-episode",
             "1",
+            "--transitions",
+            "after-move",
+            "--q-loss",
+            "row-mean",
+            "--behaviour",
+            "uct",
+            "--uct-visits",
+            "on-replay",
             "--eval-games",
             "4",
             "--threads",
@@ -54,6 +62,10 @@ fn the_design_building_blocks_are_flags_of_a_normal_run() {
     assert_eq!(config["dqn"]["end_reward"], "replace");
     assert_eq!(config["dqn"]["rewards"], "seed");
     assert_eq!(config["dqn"]["steps_per_episode"], 1);
+    assert_eq!(config["dqn"]["transitions"], "after-move");
+    assert_eq!(config["dqn"]["q_loss"], "row-mean");
+    assert_eq!(config["dqn"]["behaviour"], "uct");
+    assert_eq!(config["dqn"]["uct_visits"], "on-replay");
     let log = std::fs::read_to_string(out.join("log.csv")).expect("log");
     assert!(
         log.starts_with("episode,winner,black_reward,white_reward"),
@@ -167,7 +179,7 @@ fn seed001_is_the_general_trainer_with_the_design_flags() {
             "--opponent-mix",
             "0.6",
             "--normal-init",
-            "--sgd-per-epoch",
+            "--sgd-per-transition",
             "--lr",
             "0.03",
         ],

@@ -68,7 +68,8 @@ fn the_q_mlp_report_trains_every_defect_switch() {
         "greedy-lowest",
         "frozen-state",
         "additive-target",
-        "all-three-the-code-as-written",
+        "tanh-derivative",
+        "all-four-the-code-as-written",
         "stonelab-q-mlp-corrected",
     ] {
         assert!(
@@ -77,7 +78,7 @@ fn the_q_mlp_report_trains_every_defect_switch() {
         );
     }
     let config: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(out.join("runs/all-three-the-code-as-written/config.json"))
+        &std::fs::read_to_string(out.join("runs/all-four-the-code-as-written/config.json"))
             .expect("config"),
     )
     .expect("json");
@@ -85,6 +86,8 @@ fn the_q_mlp_report_trains_every_defect_switch() {
     assert_eq!(defects["greedy_lowest"], true);
     assert_eq!(defects["frozen_state"], true);
     assert_eq!(defects["additive_target"], true);
+    assert_eq!(defects["tanh_derivative"], true);
+    assert_eq!(config["q_mlp"]["optimizer"], "sgd-per-transition");
     assert!(
         report.contains("--defect greedy-lowest --defect frozen-state"),
         "{report}"

@@ -73,7 +73,15 @@ pub const KEYS: &[(&str, &str)] = &[
         "t5",
         "score of a window with 5 stones, a five (default 1000000)",
     ),
-    ("time", "time limit per move, e.g. 500ms or 5s (default 5s)"),
+    (
+        "time",
+        "time limit per move, e.g. 500ms or 5s (default 5s, stonelab's: the design gives none)",
+    ),
+    (
+        "prune",
+        "false: the design's search, whose alpha-beta window never narrows, so it visits every \
+         node as plain minimax does (the same moves, many more nodes); default true",
+    ),
 ];
 
 const SEED_KEY: (&str, &str) = ("seed", "seed of the random first move");
@@ -145,8 +153,14 @@ pub struct OmokAbConfig {
     pub defence: f64,
     /// `table[k - 1]` scores a window with `k` stones of one side, `k = 1..=5`.
     pub table: [f64; 5],
-    /// Time limit per move; when it runs out the best root move found so far is played.
+    /// Time limit per move; when it runs out the move is random, as in the design (which
+    /// gives no value: the default of 5 s is stonelab's).
     pub time: Duration,
+    /// Whether the alpha-beta window narrows (stonelab's fail-soft alpha-beta). The design
+    /// passes its bounds down but never updates them, so nothing is ever cut off and it visits
+    /// every node of the minimax tree; `false` searches that way. Both choose the same moves
+    /// with the same scores: only the node counts and times differ.
+    pub prune: bool,
 }
 
 impl Default for OmokAbConfig {
@@ -157,6 +171,7 @@ impl Default for OmokAbConfig {
             defence: 0.8,
             table: [8.0, 80.0, 800.0, 80_000.0, 1_000_000.0],
             time: Duration::from_secs(5),
+            prune: true,
         }
     }
 }
@@ -229,6 +244,7 @@ impl OmokAbConfig {
             defence,
             table,
             time,
+            prune: spec.get::<bool>("prune")?.unwrap_or(d.prune),
         })
     }
 
@@ -255,6 +271,9 @@ impl OmokAbConfig {
             } else {
                 let _ = write!(s, ",time={}s", self.time.as_secs_f64());
             }
+        }
+        if self.prune != d.prune {
+            let _ = write!(s, ",prune={}", self.prune);
         }
         s
     }
@@ -411,7 +430,8 @@ impl Stones for SearchBoard {
     }
 }
 
-/// The `omok-ab` agent, as designed: minimax with alpha-beta (fail-soft) to a fixed depth, the
+/// The `omok-ab` agent, as designed: minimax with alpha-beta (fail-soft; or, with
+/// [`OmokAbConfig::prune`] off, the design's window that never narrows) to a fixed depth, the
 /// root's side maximising and the other minimising, over [`candidate_moves`] at the root and
 /// the same squares below it. Below the root the search plays on its own board with no win
 /// check: a five is only a large window score, and the opponent moves after it. A leaf is
@@ -538,13 +558,16 @@ impl OmokAb {
                 pv.push(mv);
                 pv.extend_from_slice(&line);
             }
-            if maximize {
-                alpha = alpha.max(score);
-            } else {
-                beta = beta.min(score);
-            }
-            if alpha >= beta {
-                break;
+            // The design's window never narrows: (-inf, inf) all the way down, no cut-off.
+            if self.config.prune {
+                if maximize {
+                    alpha = alpha.max(score);
+                } else {
+                    beta = beta.min(score);
+                }
+                if alpha >= beta {
+                    break;
+                }
             }
         }
         best
@@ -601,14 +624,12 @@ impl<V: Variant> Agent<Gomoku<V>> for OmokAb {
             // Just below the best so far: a later move that ties it is scored exactly (the
             // design keeps the last of equal moves).
             board.make(mv);
-            let score = self.search(
-                &mut board,
-                mv,
-                depth - 1,
-                alpha.next_down(),
-                f64::INFINITY,
-                &mut line,
-            );
+            let floor = if self.config.prune {
+                alpha.next_down()
+            } else {
+                f64::NEG_INFINITY
+            };
+            let score = self.search(&mut board, mv, depth - 1, floor, f64::INFINITY, &mut line);
             board.unmake();
             if self.aborted {
                 break;

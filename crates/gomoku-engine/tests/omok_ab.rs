@@ -620,8 +620,14 @@ fn spec_defaults_and_every_key() {
             defence: 0.5,
             table: [1.0, 2.0, 3.0, 4.0, 5.0],
             time: Duration::from_millis(250),
+            prune: true,
         }
     );
+    let design = config("omok-ab:depth=3,prune=false");
+    assert!(!design.prune);
+    let name = Agent::<Omok>::name(&OmokAb::new(design.clone(), 0));
+    assert_eq!(name, "omok-ab:depth=3,prune=false");
+    assert_eq!(config(&name), design);
     assert_eq!(config("omok-ab:defense=0.25").defence, 0.25);
     assert_eq!(config("omok-ab:depth=6").depth, MAX_DEPTH);
     // The name is a spec that reads back as the same settings.
@@ -631,7 +637,11 @@ fn spec_defaults_and_every_key() {
     // Every listed key is read.
     for (key, about) in KEYS {
         assert!(!about.is_empty());
-        let value = if *key == "time" { "1s" } else { "1" };
+        let value = match *key {
+            "time" => "1s",
+            "prune" => "false",
+            _ => "1",
+        };
         assert!(OmokAbConfig::from_spec(&spec(&format!("omok-ab:{key}={value}"))).is_ok());
     }
     assert_eq!(NAME, "omok-ab");
@@ -653,6 +663,8 @@ fn bad_spec_values_are_errors() {
         "omok-ab:time=0",
         "omok-ab:time=soon",
         "omok-ab:seed=-1",
+        "omok-ab:prune=1",
+        "omok-ab:prune=maybe",
     ] {
         let err = OmokAb::from_spec(&spec(text), 0).err();
         assert!(
@@ -883,5 +895,60 @@ fn alphabeta_equals_plain_minimax() {
     assert!(
         pruned * 2 < plain,
         "alpha-beta {pruned} nodes, minimax {plain}"
+    );
+}
+
+/// The agent with `prune=false` against the twin on one random position; returns the node
+/// counts of alpha-beta and of the design's search.
+fn check_whole_tree<V: Variant>(
+    rng: &mut ChaCha8Rng,
+    spec_text: &str,
+    plies: std::ops::Range<usize>,
+) -> (u64, u64) {
+    let pos = random_position::<V>(rng, plies);
+    let cut = config(spec_text);
+    let full = OmokAbConfig {
+        prune: false,
+        ..cut.clone()
+    };
+    let (mv, score, plain_nodes) = minimax_root(&pos, full.depth, &full);
+    let a = OmokAb::new(cut, 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    let b = OmokAb::new(full, 0)
+        .select(&pos, &Budget::default())
+        .unwrap();
+    assert_eq!((b.mv, b.score), (a.mv, a.score), "{spec_text} {pos:?}");
+    assert_eq!(b.mv, mv, "{spec_text} {pos:?}");
+    assert_eq!(
+        b.score,
+        Some(score.round().clamp(-999_999.0, 999_999.0) as i32)
+    );
+    // The agent counts the positions below the root, as the twin does.
+    assert_eq!(b.nodes, plain_nodes, "{spec_text} {pos:?}");
+    assert!(a.nodes <= b.nodes);
+    (a.nodes, b.nodes)
+}
+
+#[test]
+fn the_designs_window_never_narrows_so_it_visits_the_whole_minimax_tree() {
+    // `prune=false` is the design's search: the same moves and scores as alpha-beta, and
+    // exactly the twin's node count (every position below the root), where alpha-beta visits
+    // fewer.
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut pruned, mut whole) = (0, 0);
+    for _ in 0..3 {
+        for (a, b) in [
+            check_whole_tree::<presets::Freestyle19>(&mut rng, "omok-ab:depth=2", 4..14),
+            check_whole_tree::<presets::Freestyle19>(&mut rng, "omok-ab:depth=2,attack=3", 6..16),
+            check_whole_tree::<presets::Freestyle7>(&mut rng, "omok-ab:depth=3", 4..20),
+        ] {
+            pruned += a;
+            whole += b;
+        }
+    }
+    assert!(
+        pruned * 2 < whole,
+        "alpha-beta {pruned} nodes, design {whole}"
     );
 }

@@ -43,10 +43,12 @@ pub fn value_iteration(ctx: &Ctx, report: &mut Report) -> Result<()> {
     report.section(
         "The design",
         "The student design solves 4x4 Othello by value iteration over every position reachable \
-         from the start: rewards +100 for a black win, -100 for a white win, 0 for a draw; every \
-         sweep sets each unfinished position to the best of its children's values for the side \
-         to move (synchronous sweeps from all zeros, no discount) until the largest update of a \
-         sweep falls below the tolerance. It prints each sweep's number and its largest update \
+         from the start: rewards +100 for a black win, -100 for a white win, 0 for a draw, on \
+         the move that ends the game; every sweep sets each unfinished position to the best \
+         over its moves of reward + discount x value(next) for the side to move (synchronous \
+         sweeps from all zeros) until the largest update of a sweep falls below the tolerance. \
+         The design gives no value for the discount: stonelab's default is 1 (none), the one \
+         value where its choice cannot change the result. It prints each sweep's number and its largest update \
          (the most any position's value changed in that sweep), and reports that the iteration \
          converges. This run uses `stonelab dp`'s defaults (the same settings as the registry's \
          `dp` agent). The whole game is enumerated, so `--full` and `--scale` change nothing \

@@ -125,11 +125,12 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
         &format!(
             "The `{name}` preset ({}), {episodes} episodes{}: {}.\n\n\
              Settings (as `config.json` of the run holds them): network `{}`, input `{}` \
-             (board 0/1/2 and turn 1/2), behaviour `{}`, rewards `{}`, end reward \
-             `{}`, {} gradient step per episode (mini-batch {}, first step once the buffer \
-             holds {} transitions), target network every {} episode(s), learns from `{}`, \
-             no symmetry augmentation, one game at a time, Adam {} and γ {} (the design does \
-             not state these two), seed {}. Equivalent command: `{cmd}`.",
+             (board 0/1/2 and turn 1/2), behaviour `{}`{}, rewards \
+             `{}`, end reward `{}`, transitions `{}`, loss `{}`, {} gradient step per \
+             episode (mini-batch {}, first step once the buffer holds {} transitions), target \
+             network every {} episode(s), learns from `{}`, no symmetry augmentation, one game \
+             at a time, Adam {} and γ {} (the design does not state these two), seed {}. \
+             Equivalent command: `{cmd}`.",
             run.algo,
             if episodes == regime.design_episodes() {
                 " (the authors' length)".to_string()
@@ -146,8 +147,15 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
             dqn.arch.label(),
             kebab(&dqn.encoding),
             kebab(&dqn.behaviour),
+            if dqn.behaviour == learn::Behaviour::Uct {
+                format!(" (UCT visits counted `{}`)", kebab(&dqn.uct_visits))
+            } else {
+                String::new()
+            },
             kebab(&dqn.rewards),
             kebab(&dqn.end_reward),
+            kebab(&dqn.transitions),
+            kebab(&dqn.q_loss),
             dqn.steps_per_episode,
             dqn.batch_size,
             dqn.warmup,
@@ -174,6 +182,7 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
                 format!("{theirs}"),
                 show(at),
                 show(mean),
+                mean.map_or("—".into(), |m| agreement(m, theirs)),
             ]);
         }
         let (last, mean) = loss_at(&log, column, trained.summary.episodes);
@@ -183,6 +192,7 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
             "—".into(),
             last.map_or("—".into(), |v| format!("{v:.4}")),
             mean.map_or("—".into(), |v| format!("{v:.4}")),
+            "—".into(),
         ]);
     }
     let mut losses = md_table(
@@ -192,15 +202,29 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
             "authors' loss",
             "stonelab loss",
             "stonelab, mean of the 10 episodes to it",
+            "the mean against the authors'",
         ],
         &rows,
     );
     let _ = write!(
         losses,
-        "\nThe loss is the mean squared TD error of the episode's one gradient step. Curves: \
+        "\n{1} The \
+         last column sets the 10-episode mean beside the authors' single figure: \"agrees\" \
+         when it lies within a factor of 1.5 of it. One seed, and the authors' figures are one \
+         episode each: a guide to the scale, not a test. Curves: \
          [loss]({0}/plots/loss.png), [win rate in the run's evaluations]({0}/plots/winrate.png); \
          the per-episode log is `{0}/log.csv`.\n",
-        relative(ctx, &trained.dir)
+        relative(ctx, &trained.dir),
+        if dqn.q_loss == learn::QLoss::RowMean {
+            "Both are on the design's scale: its Keras model is compiled with `loss='mse'` and \
+             fitted on a 64-wide target row that differs from the network's values only at the \
+             chosen action, so its loss is the mean over the 64 outputs, the chosen action's \
+             squared TD error divided by 64 (`q_loss: row-mean`; the episode's one gradient \
+             step)."
+        } else {
+            "stonelab's loss is the chosen action's squared TD error (`q_loss: chosen`), 64 \
+             times the design's Keras `mse` over the 64-wide row: divide by 64 to compare."
+        }
     );
     if regime == Regime::Competitive {
         losses.push_str(
@@ -262,6 +286,16 @@ fn regime(ctx: &Ctx, report: &mut Report, regime: Regime) -> Result<()> {
     Ok(())
 }
 
+/// "agrees" when `ours` is within a factor of 1.5 of `theirs`, else the factor.
+fn agreement(ours: f64, theirs: f64) -> String {
+    let ratio = ours / theirs;
+    if (1.0 / 1.5..=1.5).contains(&ratio) {
+        format!("agrees (×{ratio:.2})")
+    } else {
+        format!("×{ratio:.2}")
+    }
+}
+
 /// A setting as `config.json` spells it.
 fn kebab<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value)
@@ -272,20 +306,34 @@ fn kebab<T: serde::Serialize>(value: &T) -> String {
 
 fn differences(regime: Regime, trained: &TrainedRun) -> String {
     let mut text = String::from(
-        "- The loss: the design's loss function is not stated; stonelab's is the mean squared \
-         TD error, which on the raw rewards (±100 at the end, regimes 1–2) is dominated by the \
-         end-of-game transitions and so is far larger than the authors' figures; a Huber \
-         (smooth L1) loss, common in DQN code, would report errors of that size near their \
-         absolute value. Compare the trends, not the levels.\n\
-         - The design leaves the mini-batch size, buffer size, discount, learning rate and (for \
-         UCT) the exploration constant unstated; the preset uses stonelab's defaults, so the \
-         loss scale need not match the authors' exactly.\n\
-         - Each side's transition runs from its decision to its own next decision, with the \
-         rewards of the moves between (the opponent's reply included); the result replaces the \
-         reward of the game-ending move for both sides.\n\
+        "- The loss is the design's (Keras `mse` over the 64-wide row; see above), but for one \
+         detail: Keras predicts the target row with batch normalisation in inference mode and \
+         fits in training mode, so the design's other 63 entries carry a small error that \
+         stonelab's row mean leaves out.\n\
+         - The design leaves the mini-batch size, buffer size, discount, learning rate and the \
+         UCT constant unstated; the preset uses stonelab's defaults (64, 100,000, 0.99, Adam \
+         5e-4, 0.3), so the loss scale need not match the authors' exactly.\n\
+         - Transitions are the design's: (board before the move, action, the mover's own \
+         reward, the board right after it). The target maximises the target network's values \
+         of that board over the legal points of the side to move there, as they are (one \
+         network plays both colours, told apart by the turn plane); where that side must pass \
+         the target is the reward alone. The result reaches only the side that made the last \
+         move.\n\
+         - The design's pass rule (a side with no move sits out while the other plays on to \
+         the end) is not reproduced: stonelab's rules engine passes as Othello does (a side \
+         with no move passes and plays again as soon as it has one), the one rule every agent, \
+         the arena and the evaluation share.\n\
          - Seeds, the random generator and the network initialisation (burn's) differ from the \
          authors' Python stack: the same settings give other games.\n",
     );
+    if regime != Regime::Greedy {
+        text.push_str(
+            "- UCT (regime 2, and both networks in regime 3, \"DQN + UCT Policy\"): the \
+             behaviour picks argmax Q(s, a) + c·sqrt(ln N(s) / N(s, a)), unvisited moves \
+             first; as in the design's `train()`, the counts grow for the transitions replayed \
+             in each training step, not when a move is played.\n",
+        );
+    }
     if regime == Regime::Competitive && trained.summary.episodes < regime.design_episodes() {
         let _ = writeln!(
             text,

@@ -447,8 +447,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         name: "omok-depth",
         design: "19x19 Omok alpha-beta (omok-ab)",
-        about: "time per move at depths 2, 3 and 4",
-        takes: "about 3 minutes",
+        about: "time and nodes per move at depths 2, 3 and 4, stonelab's alpha-beta and the design's \
+                search",
+        takes: "about 10 minutes",
         run: omok::depth,
     },
     Experiment {
@@ -475,7 +476,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         name: "seed001",
         design: "Othello Q-learning MLP",
-        about: "the design as written, then each of its three code defects switched on, then all three",
+        about: "the design as written, then each of its four code defects switched on, then all four",
         takes: "about 7 minutes",
         run: qmlp::seed001,
     },

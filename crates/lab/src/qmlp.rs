@@ -1,5 +1,5 @@
-//! The Othello Q-learning MLP design (`seed001`): the preset as designed, each of its three code
-//! defects switched on alone, all three (the authors' code as written), and stonelab's corrected
+//! The Othello Q-learning MLP design (`seed001`): the preset as designed, each of its four code
+//! defects switched on alone, all four (the authors' code as written), and stonelab's corrected
 //! `q-mlp` — curves against random and the trained networks against fixed players.
 
 use std::fmt::Write as _;
@@ -21,7 +21,7 @@ enum Change {
     Defects(Defects),
     /// The design with burn's initialisation instead of N(0, 1).
     BurnInit,
-    /// The design with Adam after each game instead of SGD once per epoch.
+    /// The design with Adam after each game instead of SGD per transition after each epoch.
     Adam,
     Corrected,
 }
@@ -41,19 +41,21 @@ fn variants() -> Vec<(&'static str, Change)> {
 
 /// The defect runs: (label, defects; `None` for stonelab's corrected trainer).
 fn defect_variants() -> Vec<(&'static str, Option<Defects>)> {
-    let on = |greedy_lowest, frozen_state, additive_target| {
+    let on = |greedy_lowest, frozen_state, additive_target, tanh_derivative| {
         Some(Defects {
             greedy_lowest,
             frozen_state,
             additive_target,
+            tanh_derivative,
         })
     };
     vec![
-        ("design, defects off", on(false, false, false)),
-        ("greedy-lowest", on(true, false, false)),
-        ("frozen-state", on(false, true, false)),
-        ("additive-target", on(false, false, true)),
-        ("all three (the code as written)", on(true, true, true)),
+        ("design, defects off", on(false, false, false, false)),
+        ("greedy-lowest", on(true, false, false, false)),
+        ("frozen-state", on(false, true, false, false)),
+        ("additive-target", on(false, false, true, false)),
+        ("tanh-derivative", on(false, false, false, true)),
+        ("all four (the code as written)", on(true, true, true, true)),
         ("stonelab q-mlp (corrected)", None),
     ]
 }
@@ -65,6 +67,7 @@ fn defect_flags(d: &Defects) -> String {
         (d.greedy_lowest, "greedy-lowest"),
         (d.frozen_state, "frozen-state"),
         (d.additive_target, "additive-target"),
+        (d.tanh_derivative, "tanh-derivative"),
     ] {
         if on {
             let _ = write!(flags, " --defect {name}");
@@ -177,7 +180,7 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
         run.eval_every = (episodes / 10).max(10);
         run.checkpoint_every = run.eval_every;
         run.eval_games = ctx.scaled(100, 2);
-        let design_flags = "--always-black --opponent-mix 0.6 --sgd-per-epoch --lr 0.03";
+        let design_flags = "--always-black --opponent-mix 0.6 --sgd-per-transition --lr 0.03";
         let cmd = match &change {
             Change::Defects(d) => format!(
                 "stonelab train q-mlp --preset seed001{} --episodes {episodes} --seed {} \
@@ -223,12 +226,14 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
         &format!(
             "The `seed001` preset as the design specifies it: {episodes} games ({} epochs of 10; \
              the authors' 20,000 when the scale is 1), the learner always Black, weights and \
-             biases drawn from N(0, 1), plain SGD with learning rate 0.03 applied once after each \
-             epoch, ε = (e^(−0.017·epoch) + 0.11)/1.1, against an opponent that plays a random \
-             move with probability 0.6 and otherwise the choice of a fixed untrained network of \
-             the same shape; γ 0.99 (unstated in the design). Then the same with each code \
-             defect of the design switched on alone, with all three (the code as the authors \
-             wrote it), two diagnoses (the design without defects but with burn's \
+             biases drawn from N(0, 1), plain SGD with learning rate 0.03 after each epoch, one \
+             step per transition of the epoch in the order played (the design's `updateWeights` \
+             calls `backProp` once per transition; each step the delta rule, the gradient of \
+             ½·Σ over the 64 outputs of the squared error), ε = (e^(−0.017·epoch) + 0.11)/1.1, \
+             against an opponent that plays a random move with probability 0.6 and otherwise \
+             the choice of a fixed untrained network of the same shape; γ 0.99, the value the \
+             design passes. Then the same with each of the design's four code defects switched \
+             on alone, with all four (the code as the authors wrote it), two diagnoses (the design without defects but with burn's \
              initialisation, and with Adam after each game at 1e-3), and stonelab's corrected \
              `q-mlp` (Adam after each game, colours \
              alternating, against uniformly random moves) for the same number of games. The \
@@ -291,14 +296,19 @@ pub fn seed001(ctx: &Ctx, report: &mut Report) -> Result<()> {
         "Where stonelab differs from the authors, and why",
         "- Seeds, the generator and the initial weights are stonelab's, not the authors' Python \
          stack: the same design gives other games.\n\
-         - The design's discount and its target for the last move are taken as stonelab's \
-         (γ 0.99; the final disc share 2·own/total − 1).\n\
+         - The last move's target is the final disc share 2·own/total − 1.\n\
+         - The targets of an epoch are made when each game ends, by the network of the \
+         epoch's start (which plays the whole epoch); the epoch's per-transition steps follow \
+         in the order played.\n\
          - With `greedy-lowest` the learner's training moves and the opponent network's choice \
          take the lowest value, as the design's one choosing function does; the evaluation \
          games play the highest value, to measure what the network learned.\n\
          - `frozen-state` feeds the board of the learner's first decision (the start position: \
-         the learner is Black) to every update of a game; moves and targets are those of the \
-         game played.",
+         the learner is Black) to every update of a game; moves, targets and target rows (the \
+         network's values of the real board, but for the move's entry) are those of the game \
+         played, as in the design.\n\
+         - `tanh-derivative` takes each tanh layer's derivative as 1 − tanh(y)² of its output y, \
+         as the design's `dactivation` does, instead of 1 − y²; the values are unchanged.",
     );
     Ok(())
 }

@@ -339,6 +339,9 @@ const DQN_OPTIONS: &[&str] = &[
     "steps_per_episode",
     "batch_size",
     "gamma",
+    "transitions",
+    "q_loss",
+    "uct_visits",
 ];
 /// The Q-learning MLP's settings.
 const Q_MLP_OPTIONS: &[&str] = &[
@@ -347,6 +350,7 @@ const Q_MLP_OPTIONS: &[&str] = &[
     "opponent_mix",
     "normal_init",
     "sgd_per_epoch",
+    "sgd_per_transition",
 ];
 /// The supervised value networks' settings.
 const SUPERVISED_OPTIONS: &[&str] = &[

@@ -103,6 +103,12 @@ struct Wire {
 }
 
 /// The section name an algorithm kind reads, for messages.
+/// Whether `value` is its type's default (a setting left at it is not written, so a
+/// `config.json` from before the setting is written back as it was).
+pub(crate) fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
 fn section_of(kind: Settings) -> &'static str {
     match kind {
         Settings::QMlp => "q_mlp",

@@ -31,7 +31,8 @@ pub use competitive::{CompetitiveStats, CompetitiveTrainer};
 pub use config::{resume, AlgoSettings, RunConfig};
 pub use dqn::{
     evaluate, play_games, Behaviour, DqnAgent, DqnConfig, DqnError, DqnLearner, DqnTrainer,
-    EndReward, EpisodeStats, LearnFrom, Rewards, Seat, SelfPlayTrainer,
+    EndReward, EpisodeStats, LearnFrom, QLoss, Rewards, Seat, SelfPlayTrainer, Transitions,
+    UctVisits,
 };
 pub use encode::{
     legal_mask, Encoder, Encoding, Mobility, PaperPlanes, SeedPlanes, SignedBoard, StoneOnly,

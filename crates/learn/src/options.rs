@@ -11,7 +11,10 @@ use othello_engine::train::{PatternConfig, DEFAULT_EXACT_REST};
 use crate::algos::{self, Algorithm, Settings};
 use crate::config::{AlgoSettings, RunConfig};
 use crate::qmlp::{QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer, QMlpSettings};
-use crate::{Behaviour, DqnConfig, Encoding, EndReward, LearnFrom, QNetArch, Rewards};
+use crate::{
+    Behaviour, DqnConfig, Encoding, EndReward, LearnFrom, QLoss, QNetArch, Rewards, Transitions,
+    UctVisits,
+};
 
 /// An option the command cannot take, in the command line's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,13 +50,15 @@ pub struct TrainOptions {
         "opponent", "arch", "blocks", "channels", "behaviour", "rewards", "batch_size", "replay",
         "warmup", "train_every", "parallel", "gamma", "lr", "target_sync", "epsilon_start",
         "epsilon_end", "epsilon_decay", "uct_c", "no_augment", "encoding", "end_reward",
-        "steps_per_episode", "learn_from", "always_black", "opponent_mix", "normal_init",
-        "sgd_per_epoch", "eval_opponents",
+        "steps_per_episode", "learn_from", "transitions", "q_loss", "uct_visits",
+        "always_black", "opponent_mix", "normal_init",
+        "sgd_per_epoch", "sgd_per_transition", "eval_opponents",
     ])]
     pub preset: Option<String>,
     /// seed001: switch on one of the design's code defects (repeatable): greedy-lowest (the
     /// greedy move takes the lowest value), frozen-state (every update uses the first
-    /// position), additive-target (the target adds γ·max over all outputs to the current Q).
+    /// position), additive-target (the target adds γ·max over all outputs to the current Q),
+    /// tanh-derivative (each tanh layer's derivative is 1 − tanh(y)² of its output y).
     #[arg(long, value_enum, requires = "preset")]
     pub defect: Vec<DefectArg>,
     /// Training games (default: q-table 2,000,000; q-mlp 3,000; the dqn trainers 4,000; a
@@ -173,6 +178,19 @@ pub struct TrainOptions {
     /// dqn-competitive: whose moves each network stores (own-moves, every-move).
     #[arg(long, value_enum, default_value_t = LearnFromArg::OwnMoves)]
     pub learn_from: LearnFromArg,
+    /// dqn: a stored transition's next state: next-decision (the mover's own next decision,
+    /// the reply folded into the reward) or after-move (the board right after the move, the
+    /// seed000 design's).
+    #[arg(long, default_value = "next-decision")]
+    pub transitions: Transitions,
+    /// dqn: the training loss: chosen (the chosen action's squared TD error) or row-mean (that
+    /// error over every output of the row, the seed000 design's Keras mse).
+    #[arg(long, default_value = "chosen")]
+    pub q_loss: QLoss,
+    /// dqn uct: when the visit counts grow: on-choice (when a move is played) or on-replay
+    /// (for each replayed transition in a training step, the seed000 design's).
+    #[arg(long, default_value = "on-choice")]
+    pub uct_visits: UctVisits,
     /// q-mlp: the learner always plays Black (default: colours alternate).
     #[arg(long)]
     pub always_black: bool,
@@ -184,8 +202,12 @@ pub struct TrainOptions {
     #[arg(long)]
     pub normal_init: bool,
     /// q-mlp: plain SGD once per epoch instead of Adam after each game.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "sgd_per_transition")]
     pub sgd_per_epoch: bool,
+    /// q-mlp: plain SGD after each epoch, one step per transition (the design's) instead of
+    /// Adam after each game.
+    #[arg(long)]
+    pub sgd_per_transition: bool,
     /// Evaluation opponent (repeatable; default: random and greedy), any agent spec of the
     /// game, e.g. alphabeta:depth=2 or mlp-minimax:model=runs/mlp/checkpoints/last.safetensors.
     #[arg(long = "eval-opponent")]
@@ -343,6 +365,8 @@ pub enum DefectArg {
     FrozenState,
     /// The target adds γ·max Q(next) over all outputs to the current Q.
     AdditiveTarget,
+    /// Each tanh layer's derivative is 1 − tanh(y)² of its output y instead of 1 − y².
+    TanhDerivative,
 }
 
 /// The defect switches of `--defect` values.
@@ -353,6 +377,7 @@ pub fn defects(list: &[DefectArg]) -> crate::qmlp::Defects {
             DefectArg::GreedyLowest => d.greedy_lowest = true,
             DefectArg::FrozenState => d.frozen_state = true,
             DefectArg::AdditiveTarget => d.additive_target = true,
+            DefectArg::TanhDerivative => d.tanh_derivative = true,
         }
     }
     d
@@ -646,6 +671,9 @@ impl TrainOptions {
                 LearnFromArg::OwnMoves => LearnFrom::OwnMoves,
                 LearnFromArg::EveryMove => LearnFrom::EveryMove,
             },
+            transitions: self.transitions,
+            q_loss: self.q_loss,
+            uct_visits: self.uct_visits,
         }
     }
 
@@ -671,6 +699,8 @@ impl TrainOptions {
             },
             optimizer: if self.sgd_per_epoch {
                 QMlpOptimizer::SgdPerEpoch
+            } else if self.sgd_per_transition {
+                QMlpOptimizer::SgdPerTransition
             } else {
                 QMlpOptimizer::Adam
             },
@@ -709,8 +739,9 @@ impl TrainOptions {
         }
         if self.behaviour != Behaviour::Uct {
             refuse(
-                &["uct_c"],
-                "not read with this --behaviour: the constant belongs to --behaviour uct",
+                &["uct_c", "uct_visits"],
+                "not read with this --behaviour: the constant and the visit counting belong to \
+                 --behaviour uct",
             )?;
         }
         if self.steps_per_episode > 0 {

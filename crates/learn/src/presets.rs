@@ -3,7 +3,9 @@
 //! general trainers.
 
 use crate::config::{AlgoSettings, RunConfig};
-use crate::dqn::{Behaviour, DqnConfig, EndReward, LearnFrom, Rewards};
+use crate::dqn::{
+    Behaviour, DqnConfig, EndReward, LearnFrom, QLoss, Rewards, Transitions, UctVisits,
+};
 use crate::encode::Encoding;
 use crate::qmlp::Defects;
 use crate::resnet::QNetArch;
@@ -92,14 +94,18 @@ impl Regime {
 
 /// The DQN settings of a `seed000` regime. From the design: the `seed-resnet` network, the
 /// two-plane input (board 0/1/2, turn 1/2), one game at a time, one gradient step per episode,
-/// the result (±100) replacing the last move's reward, no symmetry augmentation; the target
-/// network copied every 30 episodes (regimes 1–2) or after every episode (regime 3); regime 3's
-/// networks both store every transition and learn from rewards divided by 100 (the authors'
-/// fix), regimes 1–2 from the raw rewards. The design does not state the mini-batch size,
-/// the buffer size, the discount, the learning rate, the UCT constant or regime 3's
-/// exploration: stonelab's defaults stand in for them (batch 64, 100,000 transitions,
-/// γ 0.99, Adam 5e-4, c 0.3, ε-greedy 1.0 → 0.05 over the first 30% of the episodes), and the
-/// first step waits until the buffer holds one batch.
+/// the result (±100) replacing the last move's reward, no symmetry augmentation; transitions
+/// as the design inserts them (board before the move, action, the mover's own reward, the
+/// board right after the move: [`Transitions::AfterMove`]); the loss as its Keras `mse` on a
+/// full target row ([`QLoss::RowMean`]); the target network copied every 30 episodes
+/// (regimes 1–2) or after every episode (regime 3); the UCT behaviour in regimes 2 and 3
+/// ("DQN + UCT Policy" for both networks in regime 3), its visit counts grown in training for
+/// the replayed transitions ([`UctVisits::OnReplay`]); regime 3's networks both store every
+/// transition and learn from rewards divided by 100 (the authors' fix), regimes 1–2 from the
+/// raw rewards. The design does not state the mini-batch size, the buffer size, the discount,
+/// the learning rate or the UCT constant: stonelab's defaults stand in for them (batch 64,
+/// 100,000 transitions, γ 0.99, Adam 5e-4, c 0.3), and the first step waits until the buffer
+/// holds one batch.
 #[must_use]
 pub fn seed000_dqn(regime: Regime, seed: u64, episodes: usize) -> DqnConfig {
     let base = DqnConfig::default();
@@ -107,8 +113,7 @@ pub fn seed000_dqn(regime: Regime, seed: u64, episodes: usize) -> DqnConfig {
         arch: QNetArch::SeedResnet,
         behaviour: match regime {
             Regime::Greedy => Behaviour::Greedy,
-            Regime::Uct => Behaviour::Uct,
-            Regime::Competitive => Behaviour::Epsilon,
+            Regime::Uct | Regime::Competitive => Behaviour::Uct,
         },
         rewards: if regime == Regime::Competitive {
             Rewards::Scaled
@@ -119,6 +124,7 @@ pub fn seed000_dqn(regime: Regime, seed: u64, episodes: usize) -> DqnConfig {
         warmup: base.batch_size,
         train_every: 1,
         target_sync: if regime == Regime::Competitive { 1 } else { 30 },
+        // Read by no regime (none explores by ε); kept as the run's default.
         epsilon_decay: episodes * 3 / 10,
         augment: false,
         seed,
@@ -130,6 +136,9 @@ pub fn seed000_dqn(regime: Regime, seed: u64, episodes: usize) -> DqnConfig {
         } else {
             LearnFrom::OwnMoves
         },
+        transitions: Transitions::AfterMove,
+        q_loss: QLoss::RowMean,
+        uct_visits: UctVisits::OnReplay,
         ..base
     }
 }
@@ -159,11 +168,12 @@ fn seed000(regime: Regime, opts: &PresetOptions) -> RunConfig {
 
 /// `seed001`: the Q-learning MLP as designed, on 8x8 Othello: 2,000 epochs of 10 games
 /// (20,000 episodes, or `opts.episodes`), the learner always Black, every weight and bias from
-/// N(0, 1), plain SGD at 0.03 stepping once per epoch (on the sum of the epoch's game losses),
-/// against an opponent that plays a random legal move 60% of the time and otherwise the best
-/// point of a fixed untrained network of the same shape (N(0, 1) too, seeded from the run's
+/// N(0, 1), plain SGD at 0.03 after each epoch, one step per transition of the epoch as the
+/// design's `updateWeights` calls `backProp` (`QMlpOptimizer::SgdPerTransition`), against an
+/// opponent that plays a random legal move 60% of the time and otherwise the best point of a
+/// fixed untrained network of the same shape (N(0, 1) too, seeded from the run's
 /// seed); ε-greedy as the corrected trainer (`qmlp::epsilon`) and its targets (γ 0.99, the
-/// design states no other), with the design's code defects switched on as `opts.defects` says.
+/// value the design passes), with the design's code defects switched on as `opts.defects` says.
 /// An evaluation (200 games) and a checkpoint every 2,000 episodes.
 fn seed001(opts: &PresetOptions) -> RunConfig {
     use crate::qmlp::{QMlpInit, QMlpLearner, QMlpOpponent, QMlpOptimizer};
@@ -186,7 +196,7 @@ fn seed001(opts: &PresetOptions) -> RunConfig {
             learner: QMlpLearner::Black,
             opponent: QMlpOpponent::Mixed { random: 0.6 },
             init: QMlpInit::Normal,
-            optimizer: QMlpOptimizer::SgdPerEpoch,
+            optimizer: QMlpOptimizer::SgdPerTransition,
             defects: opts.defects,
         }),
     }

@@ -7,11 +7,12 @@
 //! [`QMlpConfig`]'s defaults are that corrected trainer (colours alternating, burn's default
 //! initialisation, one Adam step per game, no defects). The design itself (the `seed001`
 //! preset, [`crate::presets`]) is the same trainer with other settings: the learner always
-//! Black ([`QMlpLearner::Black`]), N(0, 1) weights and biases ([`QMlpInit::Normal`]), one plain
-//! SGD step per epoch ([`QMlpOptimizer::SgdPerEpoch`]), a 60%-random fixed untrained network as
-//! the opponent ([`QMlpOpponent::Mixed`]), and its three code defects as switches
-//! ([`Defects`]), off by default. The pieces a switch changes are pure functions, each tested
-//! on its own: [`choose`] (the greedy point), [`opponent_move`] and [`q_targets`].
+//! Black ([`QMlpLearner::Black`]), N(0, 1) weights and biases ([`QMlpInit::Normal`]), after
+//! each epoch one plain SGD step per transition ([`QMlpOptimizer::SgdPerTransition`]), a
+//! 60%-random fixed untrained network as the opponent ([`QMlpOpponent::Mixed`]), and its four
+//! code defects as switches ([`Defects`]), off by default. The pieces a switch changes are
+//! tested on their own: [`choose`] (the greedy point), [`opponent_move`], [`q_targets`] and
+//! the per-transition step, against burn's.
 
 use burn::module::Module;
 use search::{Agent, AgentError, Budget, Decision};
@@ -86,14 +87,170 @@ impl QMlpNet {
     /// Action values in (−1, 1) for a batch of boards `[batch, points]`.
     #[must_use]
     pub fn forward(&self, boards: Tensor<2>) -> Tensor<2> {
-        let x = self.input.forward(boards).tanh();
-        let x = self.hidden1.forward(x).tanh();
-        let x = self.hidden2.forward(x).tanh();
-        self.output.forward(x).tanh()
+        self.forward_train(boards, false)
+    }
+
+    /// [`forward`](Self::forward) for a training step: the same values, and with
+    /// `tanh_defect` ([`Defects::tanh_derivative`]) every tanh layer's gradient is
+    /// 1 − tanh(y)² of its output y instead of 1 − y².
+    fn forward_train(&self, boards: Tensor<2>, tanh_defect: bool) -> Tensor<2> {
+        let act = |z: Tensor<2>| {
+            let y = z.clone().tanh();
+            if tanh_defect {
+                // The value y, the gradient g = 1 − tanh(y)² with respect to z.
+                let g = y
+                    .clone()
+                    .detach()
+                    .tanh()
+                    .powi_scalar(2)
+                    .neg()
+                    .add_scalar(1.0);
+                y.detach() + (z.clone() - z.detach()) * g
+            } else {
+                y
+            }
+        };
+        let x = act(self.input.forward(boards));
+        let x = act(self.hidden1.forward(x));
+        let x = act(self.hidden2.forward(x));
+        act(self.output.forward(x))
+    }
+
+    /// The four layers as plain arrays, input first.
+    fn dense_layers(&self) -> [Dense; 4] {
+        [&self.input, &self.hidden1, &self.hidden2, &self.output].map(Dense::of)
+    }
+
+    /// The network with its layers' values replaced by `layers` (the same parameter ids).
+    fn with_dense_layers(self, layers: &[Dense; 4]) -> Self {
+        QMlpNet {
+            input: layers[0].write(self.input),
+            hidden1: layers[1].write(self.hidden1),
+            hidden2: layers[2].write(self.hidden2),
+            output: layers[3].write(self.output),
+        }
     }
 }
 
-/// The three defects of the reference design's code, each a switch (all off by default), so a
+/// One dense layer's values, `o = i·w + b` with `w` row-major `[inputs, outputs]` (burn's
+/// layout), for the design's per-transition SGD ([`QMlpOptimizer::SgdPerTransition`]).
+#[derive(Clone, Debug)]
+struct Dense {
+    w: Vec<f32>,
+    b: Vec<f32>,
+    inputs: usize,
+    outputs: usize,
+}
+
+impl Dense {
+    fn of(layer: &Linear) -> Self {
+        let weight = layer.weight.val();
+        let [inputs, outputs] = weight.dims();
+        let floats = |t: Tensor<1>| t.into_data().try_to_vec::<f32>().unwrap_or_default();
+        Dense {
+            w: floats(weight.reshape([inputs * outputs])),
+            b: layer
+                .bias
+                .as_ref()
+                .map_or_else(|| vec![0.0; outputs], |b| floats(b.val())),
+            inputs,
+            outputs,
+        }
+    }
+
+    /// `layer` with these values (its parameter ids and gradient requirement kept).
+    fn write(&self, layer: Linear) -> Linear {
+        fn fresh<const D: usize>(old: &Tensor<D>, data: TensorData) -> Tensor<D> {
+            let new = Tensor::<D>::from_data(data, &old.device());
+            if old.is_require_grad() {
+                new.require_grad()
+            } else {
+                new
+            }
+        }
+        let shape = [self.inputs, self.outputs];
+        Linear {
+            weight: layer
+                .weight
+                .map(|t| fresh(&t, TensorData::new(self.w.clone(), shape))),
+            bias: layer
+                .bias
+                .map(|b| b.map(|t| fresh(&t, TensorData::new(self.b.clone(), [self.outputs])))),
+        }
+    }
+}
+
+/// One plain SGD step on one transition, in place, as the design's `backProp` takes it: the
+/// delta rule of a hand-written back-propagation, the gradient of ½·Σ over the outputs of
+/// (output − target)², each tanh layer's derivative 1 − y² of its output y (with `tanh_defect`,
+/// [`Defects::tanh_derivative`], 1 − tanh(y)²). Returns that loss before the step.
+fn sgd_transition(
+    layers: &mut [Dense; 4],
+    input: &[f32],
+    target: &[f32],
+    lr: f32,
+    tanh_defect: bool,
+) -> f64 {
+    // Forward: every layer's output, the input first.
+    let mut acts: Vec<Vec<f32>> = vec![input.to_vec()];
+    for l in layers.iter() {
+        let x = acts.last().map_or(&[][..], Vec::as_slice);
+        let mut z = l.b.clone();
+        for (i, &xi) in x.iter().enumerate().take(l.inputs) {
+            if xi != 0.0 {
+                let row = &l.w[i * l.outputs..(i + 1) * l.outputs];
+                for (zj, &wij) in z.iter_mut().zip(row) {
+                    *zj += xi * wij;
+                }
+            }
+        }
+        acts.push(z.into_iter().map(f32::tanh).collect());
+    }
+    let out = acts.last().map_or(&[][..], Vec::as_slice);
+    let mut grad: Vec<f32> = out.iter().zip(target).map(|(&y, &t)| y - t).collect();
+    let loss = grad.iter().map(|&e| 0.5 * f64::from(e).powi(2)).sum();
+    // Backward, from the output layer: δ = ∂L/∂y ⊙ f'(y), then the step.
+    for (k, l) in layers.iter_mut().enumerate().rev() {
+        let y = &acts[k + 1];
+        let delta: Vec<f32> = grad
+            .iter()
+            .zip(y)
+            .map(|(&g, &y)| {
+                let slope = if tanh_defect {
+                    1.0 - y.tanh().powi(2)
+                } else {
+                    1.0 - y * y
+                };
+                g * slope
+            })
+            .collect();
+        let x = &acts[k];
+        // ∂L/∂x with the weights before the step.
+        grad = (0..l.inputs)
+            .map(|i| {
+                l.w[i * l.outputs..(i + 1) * l.outputs]
+                    .iter()
+                    .zip(&delta)
+                    .map(|(&w, &d)| w * d)
+                    .sum()
+            })
+            .collect();
+        for (i, &xi) in x.iter().enumerate().take(l.inputs) {
+            if xi != 0.0 {
+                let row = &mut l.w[i * l.outputs..(i + 1) * l.outputs];
+                for (w, &d) in row.iter_mut().zip(&delta) {
+                    *w -= lr * xi * d;
+                }
+            }
+        }
+        for (b, &d) in l.b.iter_mut().zip(&delta) {
+            *b -= lr * d;
+        }
+    }
+    loss
+}
+
+/// The four defects of the reference design's code, each a switch (all off by default), so a
 /// run can measure which one stopped learning.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -106,14 +263,21 @@ pub struct Defects {
     /// Every update uses the game's first position as its state (the state is never advanced):
     /// the input of each of a game's updates is the board of the learner's first decision (the
     /// start position when it plays Black, as in `seed001`), while the moves, the targets
-    /// (from the real next positions) and the play itself are those of the game as played.
-    /// The target rows are the network's values of that input, but for the move's entry
-    /// ([`q_targets`]).
+    /// and the play itself are those of the game as played. The target rows are, as in the
+    /// design, the network's values of the real board of each decision but for the move's
+    /// entry ([`q_targets`]), so every entry of a row has an error, not only the move's.
     pub frozen_state: bool,
     /// The target adds γ·max Q(next) over all outputs to the current Q instead of replacing it:
-    /// Q(input, a) + γ·max over all the points of the next decision's values, legal or not
+    /// Q(real board, a) + γ·max over all the points of the next decision's values, legal or not
     /// ([`q_targets`]); the last move's target is still the final disc share.
     pub additive_target: bool,
+    /// The derivative of every tanh layer is taken as 1 − tanh(y)² of the layer's output y
+    /// (the design's `dactivation` applies tanh's derivative to the value already activated)
+    /// instead of 1 − y²: the values the network computes are unchanged, its training
+    /// gradients are not. Not written when off, so earlier `config.json` files are written back
+    /// as they were.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tanh_derivative: bool,
 }
 
 /// Which colour the learner takes in its training games.
@@ -146,12 +310,19 @@ pub enum QMlpOptimizer {
     /// One Adam step after each game on that game's mean squared error (ours, the default).
     #[default]
     Adam,
-    /// Plain SGD (no momentum, no weight decay), one step after each epoch (the design,
-    /// `seed001`). The epoch's loss is the **sum** of its games' losses, each the mean squared
-    /// error of one game as with Adam: the same step as accumulating each game's gradient and
-    /// stepping once at the end of the epoch. The network does not change within an epoch, so
-    /// every move and every target of the epoch is by the network of its start.
+    /// Plain SGD (no momentum, no weight decay), one step after each epoch on the **sum** of
+    /// its games' losses, each the mean squared error of one game as with Adam: the same step
+    /// as accumulating each game's gradient and stepping once at the end of the epoch (the
+    /// reading of `seed001` before 2026-12-04; per transition about 1/1000 of the design's
+    /// step). The network does not change within an epoch, so every move and every target of
+    /// the epoch is by the network of its start.
     SgdPerEpoch,
+    /// Plain SGD after each epoch, one step per learner transition of the epoch in the order
+    /// played (the design, `seed001`: its `updateWeights` calls `backProp` once per
+    /// transition), each on ½·Σ over the outputs of that transition's squared error (the delta
+    /// rule of a hand-written back-propagation). The targets are made when each game ends, by
+    /// the network of the epoch's start, which plays the whole epoch.
+    SgdPerTransition,
 }
 
 /// Who the learner plays in its training games.
@@ -327,20 +498,19 @@ pub struct LearnerMove {
 
 /// The regression targets of one game's learner decisions, `[moves.len(), points]` row-major.
 ///
-/// `q_input` holds the network's values of each update's input (row `t`: the board fed for
-/// decision `t`; the real board, or the game's first one under [`Defects::frozen_state`]) and
-/// `q_real` those of the real board of each decision. A target row is its `q_input` row (so
-/// only the chosen point has an error) with the chosen point's entry replaced by:
+/// `q_real` holds the network's values of the real board of each decision. A target row is
+/// its `q_real` row (so, when the update's input is that board, only the chosen point has an
+/// error; under [`Defects::frozen_state`] the input is another board and every entry has one)
+/// with the chosen point's entry replaced by:
 /// - at the last decision, `share` (the final disc share, 2·own/total − 1);
 /// - otherwise γ·max over the next decision's legal points of its `q_real` row;
-/// - with `additive` ([`Defects::additive_target`]), instead `q_input[t][action]` + γ·max over
+/// - with `additive` ([`Defects::additive_target`]), instead `q_real[t][action]` + γ·max over
 ///   all the points of the next decision's `q_real` row (legal or not); the last decision's
 ///   target is still `share`.
 ///
-/// Rows missing from `q_input` or `q_real` (slices too short) count as 0.
+/// Rows missing from `q_real` (a slice too short) count as 0.
 #[must_use]
 pub fn q_targets(
-    q_input: &[f32],
     q_real: &[f32],
     moves: &[LearnerMove],
     points: usize,
@@ -348,7 +518,7 @@ pub fn q_targets(
     gamma: f32,
     additive: bool,
 ) -> Vec<f32> {
-    let mut target = q_input.to_vec();
+    let mut target = q_real.to_vec();
     target.resize(moves.len() * points, 0.0);
     for (t, step) in moves.iter().enumerate() {
         let value = match moves.get(t + 1) {
@@ -360,11 +530,7 @@ pub fn q_targets(
                 let at = |a: usize| row.get(a).copied().unwrap_or(0.0);
                 if additive {
                     let best = (0..points).map(at).fold(f32::NEG_INFINITY, f32::max);
-                    q_input
-                        .get(t * points + step.action)
-                        .copied()
-                        .unwrap_or(0.0)
-                        + gamma * best
+                    q_real.get(t * points + step.action).copied().unwrap_or(0.0) + gamma * best
                 } else {
                     gamma
                         * next
@@ -401,8 +567,9 @@ pub struct EpochStats {
     pub draws: usize,
     /// Losses.
     pub losses: usize,
-    /// Mean training loss over the epoch's games (each game's mean squared error before the
-    /// epoch's SGD step, with [`QMlpOptimizer::SgdPerEpoch`]).
+    /// Mean training loss over the epoch's games (each game's mean squared error; before the
+    /// epoch's SGD steps, with [`QMlpOptimizer::SgdPerEpoch`] and
+    /// [`QMlpOptimizer::SgdPerTransition`]).
     pub loss: f64,
     /// Each game: the agent's colour, result (+1, 0, −1) and loss.
     pub games: Vec<(Color, i32, f64)>,
@@ -431,7 +598,7 @@ fn q_rows(net: &QMlpNet, boards: &[Vec<f32>], points: usize, device: &Device) ->
 fn optimizer(kind: QMlpOptimizer) -> ModuleOptimizer {
     match kind {
         QMlpOptimizer::Adam => AdamConfig::new().init(),
-        QMlpOptimizer::SgdPerEpoch => SgdConfig::new().init(),
+        QMlpOptimizer::SgdPerEpoch | QMlpOptimizer::SgdPerTransition => SgdConfig::new().init(),
     }
 }
 
@@ -457,6 +624,8 @@ pub struct QMlpTrainer<G: Game> {
     plain: Device,
     rng: ChaCha8Rng,
     epoch: usize,
+    /// Optimizer steps taken (saved with the state).
+    steps: u64,
     _game: std::marker::PhantomData<G>,
 }
 
@@ -486,6 +655,7 @@ impl<G: Game> QMlpTrainer<G> {
             device,
             plain,
             epoch: 0,
+            steps: 0,
             _game: std::marker::PhantomData,
         }
     }
@@ -572,7 +742,8 @@ impl<G: Game> QMlpTrainer<G> {
         let real: Vec<Vec<f32>> = states.iter().map(|s| s.0.clone()).collect();
         let moves: Vec<LearnerMove> = states.into_iter().map(|s| s.1).collect();
         let q_real = self.q_values(&real);
-        // The update's inputs: the real boards, or the first one throughout (frozen state).
+        // The update's inputs: the real boards, or the first one throughout (frozen state), and
+        // the network's values of them.
         let (inputs, q_input) = if self.config.defects.frozen_state {
             let first = &real[0];
             let row = self.q_values(std::slice::from_ref(first));
@@ -582,7 +753,6 @@ impl<G: Game> QMlpTrainer<G> {
             (real.concat(), q_real.clone())
         };
         let targets = q_targets(
-            &q_input,
             &q_real,
             &moves,
             points,
@@ -590,7 +760,7 @@ impl<G: Game> QMlpTrainer<G> {
             self.config.gamma,
             self.config.defects.additive_target,
         );
-        // The game's mean squared error (targets differ from the values only at the moves).
+        // The game's mean squared error over every entry of its rows.
         let loss = q_input
             .iter()
             .zip(&targets)
@@ -633,7 +803,11 @@ impl<G: Game> QMlpTrainer<G> {
             ),
             &self.device,
         );
-        let squared = (self.net.forward(input) - target).powi_scalar(2);
+        let squared = (self
+            .net
+            .forward_train(input, self.config.defects.tanh_derivative)
+            - target)
+            .powi_scalar(2);
         let loss = if let [_] = batches {
             squared.mean()
         } else {
@@ -650,7 +824,25 @@ impl<G: Game> QMlpTrainer<G> {
         let grads = GradientsParams::from_grads(loss.backward(), &self.net);
         let net = std::mem::replace(&mut self.net, QMlpNet::new(points, 0, &self.device));
         self.net = self.optim.step(self.config.learning_rate, net, grads);
+        self.steps += 1;
         loss_value
+    }
+
+    /// The design's update after an epoch: one plain SGD step per transition of `batches`, in
+    /// order ([`QMlpOptimizer::SgdPerTransition`]).
+    fn step_per_transition(&mut self, batches: &[Batch]) {
+        let points = G::BOARD_SIZE * G::BOARD_SIZE;
+        let mut layers = self.net.dense_layers();
+        let lr = self.config.learning_rate as f32;
+        let defect = self.config.defects.tanh_derivative;
+        for b in batches {
+            for (input, target) in b.inputs.chunks(points).zip(b.targets.chunks(points)) {
+                sgd_transition(&mut layers, input, target, lr, defect);
+                self.steps += 1;
+            }
+        }
+        let net = std::mem::replace(&mut self.net, QMlpNet::new(points, 0, &self.device));
+        self.net = net.with_dense_layers(&layers);
     }
 
     /// Epochs played.
@@ -688,7 +880,9 @@ impl<G: Game> QMlpTrainer<G> {
             if let Some(batch) = batch {
                 match self.config.optimizer {
                     QMlpOptimizer::Adam => loss = self.step(std::slice::from_ref(&batch)),
-                    QMlpOptimizer::SgdPerEpoch => pending.push(batch),
+                    QMlpOptimizer::SgdPerEpoch | QMlpOptimizer::SgdPerTransition => {
+                        pending.push(batch);
+                    }
                 }
             }
             stats.games.push((me, result, loss));
@@ -700,20 +894,20 @@ impl<G: Game> QMlpTrainer<G> {
             stats.loss += loss / self.config.games_per_epoch as f64;
         }
         if !pending.is_empty() {
-            self.step(&pending);
+            if self.config.optimizer == QMlpOptimizer::SgdPerTransition {
+                self.step_per_transition(&pending);
+            } else {
+                self.step(&pending);
+            }
         }
         stats
     }
 
-    /// Optimizer steps taken, as counted on model cards: one per game (Adam; a game without a
-    /// decision of the learner, which Othello does not have, counts too), one per epoch (SGD
-    /// per epoch).
+    /// Optimizer steps taken, as counted on model cards: one per game (Adam), one per epoch
+    /// (SGD per epoch), one per transition (SGD per transition).
     #[must_use]
     pub fn optimizer_steps(&self) -> u64 {
-        match self.config.optimizer {
-            QMlpOptimizer::Adam => (self.epoch * self.config.games_per_epoch) as u64,
-            QMlpOptimizer::SgdPerEpoch => self.epoch as u64,
-        }
+        self.steps
     }
 }
 
@@ -756,7 +950,7 @@ impl<G: Game> QMlpTrainer<G> {
     }
 
     /// Writes the network (with its parameter ids), the optimizer's state (Adam's moments; plain
-    /// SGD has none, and its file holds just that) and the epoch count into `dir`, which must
+    /// SGD has none, and its file holds just that) and the epoch and step counts into `dir`, which must
     /// exist. The fixed opponent network is not written: it is rebuilt from the seed.
     ///
     /// # Errors
@@ -773,7 +967,7 @@ impl<G: Game> QMlpTrainer<G> {
         write_atomic(&dir.join("optim.bpk"), &optim)?;
         write_atomic(
             &dir.join("learner.json"),
-            format!("{{\"epoch\": {}}}\n", self.epoch).as_bytes(),
+            format!("{{\"epoch\": {}, \"steps\": {}}}\n", self.epoch, self.steps).as_bytes(),
         )
     }
 
@@ -819,6 +1013,22 @@ impl<G: Game> QMlpTrainer<G> {
             .as_u64()
             .and_then(|e| usize::try_from(e).ok())
             .ok_or_else(|| state("learner.json", "no epoch".into()))?;
+        trainer.steps = match counters.get("steps") {
+            Some(steps) => steps
+                .as_u64()
+                .ok_or_else(|| state("learner.json", format!("steps {steps} is not a count")))?,
+            // States written before the count was kept, when no run stepped per transition.
+            None => match kind {
+                QMlpOptimizer::Adam => (trainer.epoch * trainer.config.games_per_epoch) as u64,
+                QMlpOptimizer::SgdPerEpoch => trainer.epoch as u64,
+                QMlpOptimizer::SgdPerTransition => {
+                    return Err(state(
+                        "learner.json",
+                        "no step count (a per-transition run writes one)".into(),
+                    ))
+                }
+            },
+        };
         Ok(trainer)
     }
 }
@@ -860,5 +1070,122 @@ impl<G: Game> Agent<G> for QMlpAgent<G> {
                 .try_to_vec::<f32>()
                 .unwrap_or_default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello::Othello8;
+
+    /// Every parameter of `net`, flat, in field order.
+    fn flat(net: &QMlpNet) -> Vec<f32> {
+        net.dense_layers()
+            .iter()
+            .flat_map(|d| d.w.iter().chain(&d.b).copied().collect::<Vec<_>>())
+            .collect()
+    }
+
+    /// The slow twin of [`sgd_transition`]: one burn SGD step on ½·Σ (output − target)² of one
+    /// row, through burn's autodiff (and [`QMlpNet::forward_train`] for the defect).
+    fn burn_step(net: QMlpNet, input: &[f32], target: &[f32], lr: f64, defect: bool) -> QMlpNet {
+        let device = Device::default().autodiff();
+        let n = input.len();
+        let x = Tensor::<2>::from_data(TensorData::new(input.to_vec(), [1, n]), &device);
+        let t = Tensor::<2>::from_data(TensorData::new(target.to_vec(), [1, n]), &device);
+        let loss = (net.forward_train(x, defect) - t)
+            .powi_scalar(2)
+            .sum()
+            .mul_scalar(0.5);
+        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        let mut sgd = SgdConfig::new().init();
+        sgd.step(lr, net, grads)
+    }
+
+    fn close(a: &[f32], b: &[f32]) {
+        assert_eq!(a.len(), b.len());
+        let worst = a
+            .iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs() / (1.0 + x.abs().max(y.abs())))
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-4, "largest relative difference {worst}");
+    }
+
+    #[test]
+    fn per_transition_sgd_matches_burns_step_with_and_without_the_tanh_defect() {
+        for defect in [false, true] {
+            let config = QMlpConfig {
+                optimizer: QMlpOptimizer::SgdPerTransition,
+                init: QMlpInit::Default,
+                learning_rate: 0.03,
+                defects: Defects {
+                    tanh_derivative: defect,
+                    ..Defects::default()
+                },
+                ..QMlpConfig::default()
+            };
+            let mut trainer = QMlpTrainer::<Othello8>::new(config);
+            let batches: Vec<Batch> = (0..2)
+                .filter_map(|_| trainer.play(Color::Black, 0.5).2)
+                .collect();
+            let rows: usize = batches.iter().map(|b| b.rows).sum();
+            let mut twin = trainer.net.clone();
+            for b in &batches {
+                for (x, t) in b.inputs.chunks(64).zip(b.targets.chunks(64)) {
+                    twin = burn_step(twin, x, t, 0.03, defect);
+                }
+            }
+            let before = flat(&trainer.net);
+            trainer.step_per_transition(&batches);
+            assert_eq!(
+                trainer.optimizer_steps(),
+                rows as u64,
+                "one step a transition"
+            );
+            let after = flat(&trainer.net);
+            assert_ne!(before, after);
+            close(&after, &flat(&twin));
+            // The network still trains through burn afterwards (its parameters track grads):
+            // a burn step moves it again.
+            let loss = trainer.step(&batches);
+            assert!(loss.is_finite());
+            assert_ne!(
+                flat(&trainer.net),
+                after,
+                "the replaced parameters still train"
+            );
+        }
+    }
+
+    #[test]
+    fn the_tanh_defect_scales_the_output_gradient_by_one_minus_tanh_of_the_output_squared() {
+        // Hand-made: the output layer's bias moves by −lr·(y − t)·f′, with f′ = 1 − y² as
+        // designed and 1 − tanh(y)² under the defect, y the network's output.
+        let net = QMlpNet::new(64, 3, &Device::default());
+        let input: Vec<f32> = (0..64).map(|i| [0.0, 1.0, -1.0][i % 3]).collect();
+        let x = Tensor::<2>::from_data(TensorData::new(input.clone(), [1, 64]), &Device::default());
+        let y: Vec<f32> = net.forward(x).into_data().try_to_vec::<f32>().unwrap();
+        let target: Vec<f32> = (0..64).map(|i| if i == 5 { 0.9 } else { y[i] }).collect();
+        let lr = 0.5f32;
+        for defect in [false, true] {
+            let mut layers = net.dense_layers();
+            let b_before = layers[3].b.clone();
+            sgd_transition(&mut layers, &input, &target, lr, defect);
+            let slope = if defect {
+                1.0 - y[5].tanh().powi(2)
+            } else {
+                1.0 - y[5] * y[5]
+            };
+            let want = b_before[5] - lr * (y[5] - 0.9) * slope;
+            assert!(
+                (layers[3].b[5] - want).abs() < 1e-6,
+                "{defect}: {} vs {want}",
+                layers[3].b[5]
+            );
+            // Outputs whose target is their value (up to the rounding between burn's forward
+            // pass and this one) hardly move their bias.
+            assert!((layers[3].b[6] - b_before[6]).abs() < 1e-7);
+        }
     }
 }

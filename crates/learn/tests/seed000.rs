@@ -6,9 +6,11 @@ use game::{Color, Game};
 use learn::presets::{preset, PresetOptions, Regime};
 use learn::{
     build_trainer, train, Behaviour, CompetitiveTrainer, DqnAgent, DqnConfig, Encoding, EndReward,
-    LearnFrom, Opponent, QNet, QNetArch, Rewards, RunDir, SelfPlayTrainer,
+    LearnFrom, Opponent, QLoss, QNet, QNetArch, Rewards, RunDir, SelfPlayTrainer, Transitions,
+    UctVisits,
 };
 use othello::Othello4;
+use rand::SeedableRng;
 use search::{Agent, Budget, RandomAgent};
 
 /// A small network that does not train (the buffer never reaches `warmup`), playing greedily:
@@ -246,12 +248,28 @@ fn the_seed000_presets_are_the_design() {
         assert_eq!(d.steps_per_episode, 1, "one training step per episode");
         assert_eq!(d.parallel, 1);
         assert!(!d.augment);
+        assert_eq!(
+            d.transitions,
+            Transitions::AfterMove,
+            "the design's transitions"
+        );
+        assert_eq!(d.q_loss, QLoss::RowMean, "Keras mse over the 64-wide row");
+        assert_eq!(
+            d.uct_visits,
+            UctVisits::OnReplay,
+            "visits counted in train()"
+        );
         match regime {
             Regime::Competitive => {
                 assert_eq!(run.algo, "dqn-competitive");
                 assert_eq!(d.target_sync, 1, "target synced after every episode");
                 assert_eq!(d.learn_from, LearnFrom::EveryMove);
                 assert_eq!(d.rewards, Rewards::Scaled, "rewards divided by 100");
+                assert_eq!(
+                    d.behaviour,
+                    Behaviour::Uct,
+                    "DQN + UCT Policy for both networks"
+                );
             }
             _ => {
                 assert_eq!(run.algo, "dqn-self-play");
@@ -283,4 +301,171 @@ fn run_episodes(name: &str, episodes: usize) -> usize {
     )
     .expect("preset")
     .episodes
+}
+
+/// Discs of each kind in a stored board (mover's view): (own, the opponent's).
+fn discs(cells: &[i8]) -> (usize, usize) {
+    (
+        cells.iter().filter(|&&c| c == 1).count(),
+        cells.iter().filter(|&&c| c == -1).count(),
+    )
+}
+
+#[test]
+fn after_move_transitions_hold_the_board_right_after_the_move_and_the_movers_reward() {
+    let mut trainer = SelfPlayTrainer::<Othello4>::new(DqnConfig {
+        transitions: Transitions::AfterMove,
+        end_reward: EndReward::Replace,
+        ..frozen(3)
+    })
+    .expect("trainer");
+    let stats = trainer.round(1).expect("round");
+    let replay: Vec<_> = trainer.learner.replay().iter().cloned().collect();
+    assert!(replay.len() >= 4, "{} transitions", replay.len());
+    let done: Vec<_> = replay.iter().filter(|t| t.done).collect();
+    assert_eq!(
+        done.len(),
+        1,
+        "only the last mover's transition ends the game"
+    );
+    assert!(
+        replay.last().is_some_and(|t| t.done),
+        "stored in the order played"
+    );
+    let result = match stats[0].winner {
+        None => 0.0,
+        Some(w) if (w == Color::Black) == done[0].black => 100.0,
+        Some(_) => -100.0,
+    };
+    assert_eq!(
+        done[0].reward, result,
+        "the result replaces the last move's reward"
+    );
+    for (i, t) in replay.iter().enumerate().filter(|(_, t)| !t.done) {
+        // The board right after the move, seen by the side to move there: the opponent.
+        assert_eq!(t.next_black, !t.black, "transition {i}");
+        assert_eq!(
+            t.next[usize::from(t.action)],
+            -1,
+            "the mover's new disc, transition {i}"
+        );
+        let (own, theirs) = discs(&t.state);
+        let (their_after, own_after) = discs(&t.next);
+        assert_eq!(
+            own_after + their_after,
+            own + theirs + 1,
+            "one disc more, transition {i}"
+        );
+        let flips = theirs - their_after;
+        assert!(flips >= 1, "transition {i}");
+        assert_eq!(own_after, own + 1 + flips);
+        // The mover's own reward (seed rewards): its disc gain minus the opponent's change.
+        assert_eq!(t.reward, (1 + 2 * flips) as f32, "transition {i}");
+        // The next decision, when the opponent has one, starts from that board.
+        if let Some(n) = replay.get(i + 1) {
+            if n.black != t.black {
+                assert_eq!(n.state, t.next, "transition {i}");
+            }
+            if t.next_valid.is_empty() {
+                assert_eq!(n.black, t.black, "the opponent passed, transition {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_row_mean_loss_is_the_chosen_actions_loss_over_the_points() {
+    let loss = |q_loss| {
+        let mut trainer = SelfPlayTrainer::<Othello4>::new(DqnConfig {
+            q_loss,
+            batch_size: 16,
+            ..frozen(8)
+        })
+        .expect("trainer");
+        trainer.round(2).expect("round");
+        let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(1);
+        trainer.learner.train_step(&mut rng)
+    };
+    let chosen = loss(QLoss::Chosen);
+    let row = loss(QLoss::RowMean);
+    assert!(chosen > 0.0);
+    // The same batch: the 16-point row's other entries add no error.
+    assert!(
+        (row * 16.0 - chosen).abs() < 1e-6 * chosen.max(1.0),
+        "{row} × 16 vs {chosen}"
+    );
+}
+
+#[test]
+fn uct_visits_grow_when_a_move_is_chosen_or_when_it_is_replayed() {
+    let play = |uct_visits| {
+        let mut trainer = SelfPlayTrainer::<Othello4>::new(DqnConfig {
+            behaviour: Behaviour::Uct,
+            uct_visits,
+            batch_size: 8,
+            ..frozen(9)
+        })
+        .expect("trainer");
+        trainer.round(1).expect("round");
+        trainer
+    };
+    // Summed over the distinct boards and the distinct (board, action) pairs of the buffer.
+    let totals = |trainer: &SelfPlayTrainer<Othello4>| {
+        let (mut boards, mut pairs) = (
+            std::collections::HashSet::new(),
+            std::collections::HashSet::new(),
+        );
+        let (mut states, mut moves) = (0, 0);
+        for t in trainer.learner.replay().iter() {
+            let (n_s, n_sa) =
+                trainer
+                    .learner
+                    .visit_counts(&t.state, t.black, usize::from(t.action));
+            if boards.insert((t.state.clone(), t.black)) {
+                states += n_s;
+            }
+            if pairs.insert((t.state.clone(), t.black, t.action)) {
+                moves += n_sa;
+            }
+        }
+        (states, moves)
+    };
+    let chosen = play(UctVisits::OnChoice);
+    let decisions = chosen.learner.replay().len() as u32;
+    assert_eq!(
+        totals(&chosen),
+        (decisions, decisions),
+        "one visit per move played"
+    );
+    let mut replayed = play(UctVisits::OnReplay);
+    assert_eq!(totals(&replayed), (0, 0), "no training step yet, no visit");
+    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(2);
+    replayed.learner.train_step(&mut rng);
+    assert_eq!(
+        totals(&replayed),
+        (8, 8),
+        "one visit per replayed transition"
+    );
+}
+
+#[test]
+fn after_move_transitions_go_to_both_competitive_networks_once_each() {
+    let mut trainer = CompetitiveTrainer::<Othello4>::new(DqnConfig {
+        transitions: Transitions::AfterMove,
+        learn_from: LearnFrom::EveryMove,
+        ..frozen(5)
+    })
+    .expect("trainer");
+    trainer.round(1).expect("round");
+    let black: Vec<_> = trainer.black.replay().iter().cloned().collect();
+    let white: Vec<_> = trainer.white.replay().iter().cloned().collect();
+    // Each network stores every move of the game once, in the order played.
+    assert_eq!(black, white);
+    assert!(black.iter().any(|t| t.black) && black.iter().any(|t| !t.black));
+    assert_eq!(black.iter().filter(|t| t.done).count(), 1);
+    for t in black.iter().filter(|t| !t.done) {
+        assert_eq!(t.next_black, !t.black);
+        let flips = discs(&t.state).1 - discs(&t.next).0;
+        assert_eq!(t.reward, (1 + 2 * flips) as f32, "the mover's own reward");
+    }
 }

@@ -45,6 +45,7 @@ const ALL: Defects = Defects {
     greedy_lowest: true,
     frozen_state: true,
     additive_target: true,
+    tanh_derivative: true,
 };
 
 /// Every float parameter's shape and values, in field order.
@@ -91,7 +92,8 @@ fn the_preset_is_the_design_and_validates() {
     assert_eq!(c.learner, QMlpLearner::Black);
     assert_eq!(c.opponent, QMlpOpponent::Mixed { random: 0.6 });
     assert_eq!(c.init, QMlpInit::Normal);
-    assert_eq!(c.optimizer, QMlpOptimizer::SgdPerEpoch);
+    assert_eq!(c.optimizer, QMlpOptimizer::SgdPerTransition);
+    assert_eq!(c.gamma, 0.99);
     assert_eq!(c.defects, Defects::default());
     // The switches and the episode count pass through.
     let short = preset(
@@ -168,15 +170,11 @@ fn greedy_lowest_picks_the_lowest_legal_value() {
 
 #[test]
 fn targets_replace_or_add_as_the_switch_says() {
-    // Three decisions on a 4-point board.
+    // Three decisions on a 4-point board; the rows are the network's values of the real
+    // boards (the design's target rows, whatever board the update is fed).
     let points = 4;
-    let q_input = [
-        0.1, 0.2, 0.3, 0.4, //
-        0.5, 0.6, 0.7, 0.8, //
-        -0.1, -0.2, -0.3, -0.4,
-    ];
     let q_real = [
-        0.0, 0.0, 0.0, 0.0, //
+        0.1, 0.2, 0.3, 0.4, //
         0.9, -0.6, 0.3, 0.1, //
         -0.2, 0.4, -0.7, 0.8,
     ];
@@ -195,8 +193,8 @@ fn targets_replace_or_add_as_the_switch_says() {
         },
     ];
     let (share, gamma) = (0.25, 0.5);
-    let replaced = q_targets(&q_input, &q_real, &moves, points, share, gamma, false);
-    let mut want = q_input.to_vec();
+    let replaced = q_targets(&q_real, &moves, points, share, gamma, false);
+    let mut want = q_real.to_vec();
     // γ·max over the next decision's legal points (1 and 2, not 0 with 0.9).
     want[2] = gamma * 0.3;
     // Next legal 0 and 2: max(−0.2, −0.7); the best overall (3, 0.8) is not legal.
@@ -204,11 +202,11 @@ fn targets_replace_or_add_as_the_switch_says() {
     want[8] = share;
     assert_eq!(replaced, want);
 
-    let added = q_targets(&q_input, &q_real, &moves, points, share, gamma, true);
-    let mut want = q_input.to_vec();
-    // Q(s, a) + γ·max over all four outputs of the next row.
+    let added = q_targets(&q_real, &moves, points, share, gamma, true);
+    let mut want = q_real.to_vec();
+    // Q(s, a) of the real board + γ·max over all four outputs of the next row.
     want[2] = 0.3 + gamma * 0.9;
-    want[4 + 1] = 0.6 + gamma * 0.8;
+    want[4 + 1] = -0.6 + gamma * 0.8;
     want[8] = share;
     assert_eq!(added, want);
 }
@@ -370,7 +368,9 @@ fn resume_is_exact() {
         assert!(dir.join("optim.bpk").is_file());
         let mut resumed = QMlpTrainer::<Othello8>::load_state(c, &dir).expect("load");
         assert_eq!(resumed.epochs_done(), 1);
+        assert_eq!(resumed.optimizer_steps(), part.optimizer_steps(), "{name}");
         assert_eq!(resumed.epoch(), second);
+        assert_eq!(resumed.optimizer_steps(), whole.optimizer_steps(), "{name}");
         assert_eq!(
             weights_bytes(&resumed.net).expect("bytes"),
             weights_bytes(&whole.net).expect("bytes"),
@@ -392,7 +392,13 @@ fn the_card_records_the_design_settings() {
         .models("othello8", &serde_json::Value::Null)
         .expect("models");
     let card = &models[0].card;
-    assert_eq!(card.train_steps, 1, "one SGD step per epoch");
+    // One SGD step per learner transition of the epoch's 10 games (the exact count is checked
+    // inside the crate, against a twin that steps through burn).
+    assert!(
+        (10..=600).contains(&card.train_steps),
+        "{} steps",
+        card.train_steps
+    );
     assert_eq!(card.config["learning_rate"], 0.03);
     assert_eq!(card.config["learner"], "black");
     assert_eq!(
@@ -400,10 +406,15 @@ fn the_card_records_the_design_settings() {
         serde_json::json!({"kind": "mixed", "random": 0.6})
     );
     assert_eq!(card.config["init"], "normal");
-    assert_eq!(card.config["optimizer"], "sgd-per-epoch");
+    assert_eq!(card.config["optimizer"], "sgd-per-transition");
     assert_eq!(
         card.config["defects"],
-        serde_json::json!({"greedy_lowest": true, "frozen_state": true, "additive_target": true})
+        serde_json::json!({
+            "greedy_lowest": true,
+            "frozen_state": true,
+            "additive_target": true,
+            "tanh_derivative": true
+        })
     );
 }
 

@@ -15,7 +15,10 @@ use crate::{Agent, AgentError, Budget, Decision};
 pub struct ValueIterationConfig {
     /// Reward for a black win (white's win is its negative, a draw 0).
     pub win_reward: f64,
-    /// Discount per move (1 = none).
+    /// Discount per move (1 = none), in the student design's form: a position's value is the
+    /// best over its moves of r + γ·V(next), where r is the result's reward on the move that ends
+    /// the game and 0 on any other, and a finished game contributes no value of its own; so a
+    /// win one move away is worth the full reward and each earlier move multiplies by γ.
     pub discount: f64,
     /// Stop when the largest change in a sweep is below this.
     pub tolerance: f64,
@@ -84,13 +87,26 @@ pub struct ValueTable<G: Game, K> {
     index: HashMap<K, usize>,
     states: Vec<G>,
     values: Vec<f64>,
+    discount: f64,
+}
+
+/// What a move into a position with value `value` is worth to the mover's side: the reward
+/// itself when the move ends the game, the discounted value otherwise.
+fn backup(value: f64, finished: bool, discount: f64) -> f64 {
+    if finished {
+        value
+    } else {
+        discount * value
+    }
 }
 
 impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
     /// Enumerates every reachable position (identified by `key`, which must be exact: equal keys
     /// for equal positions only) and runs synchronous value iteration: each sweep sets every
-    /// non-terminal position to the discounted best child value for its side to move (max for
-    /// black, min for white), from all zeros, until the largest change is below the tolerance.
+    /// non-terminal position to the best over its moves of r + γ·V(next) for its side to move
+    /// (max for black, min for white; see [`ValueIterationConfig::discount`]), from all zeros,
+    /// until the largest change is below the tolerance. A finished position's value is its
+    /// result's reward.
     ///
     /// # Errors
     /// [`ValueIterationError`] when the game is too large or does not converge.
@@ -170,15 +186,15 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
                 if reward[s].is_some() {
                     continue;
                 }
-                let kids = children[offsets[s]..offsets[s + 1]]
-                    .iter()
-                    .map(|&c| values[c as usize]);
-                let best = if black[s] {
+                let kids = children[offsets[s]..offsets[s + 1]].iter().map(|&c| {
+                    let c = c as usize;
+                    backup(values[c], reward[c].is_some(), config.discount)
+                });
+                let v = if black[s] {
                     kids.fold(f64::NEG_INFINITY, f64::max)
                 } else {
                     kids.fold(f64::INFINITY, f64::min)
                 };
-                let v = config.discount * best;
                 delta = delta.max((v - values[s]).abs());
                 if v != values[s] {
                     changed_states += 1;
@@ -208,6 +224,7 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
                 index,
                 states,
                 values,
+                discount: config.discount,
             },
             report,
         ))
@@ -225,13 +242,18 @@ impl<G: Game, K: Hash + Eq + Clone> ValueTable<G, K> {
         &self.states
     }
 
-    /// The moves of `pos` whose resulting value is best for its side to move (all tied ones).
+    /// The moves of `pos` whose backed-up value (r + γ·V(next), as the sweeps count it) is best
+    /// for its side to move (all tied ones).
     #[must_use]
     pub fn best_moves(&self, pos: &G) -> Vec<G::Move> {
         let scored: Vec<(f64, G::Move)> = pos
             .legal_moves()
             .into_iter()
-            .filter_map(|mv| self.value(&pos.play_unchecked(mv)).map(|v| (v, mv)))
+            .filter_map(|mv| {
+                let next = pos.play_unchecked(mv);
+                self.value(&next)
+                    .map(|v| (backup(v, next.is_over(), self.discount), mv))
+            })
             .collect();
         let sign = if pos.side_to_move() == Color::Black {
             1.0

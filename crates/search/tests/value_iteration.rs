@@ -30,9 +30,9 @@ fn longest(pos: &Othello4, memo: &mut HashMap<u128, usize>) -> usize {
 }
 
 /// The slow twin: synchronous sweeps over a map from key to value, children found by playing
-/// every legal move again each sweep; returns each sweep's (largest update, values changed) and
-/// the final values.
-fn twin_trace(positions: &[Othello4]) -> (Vec<(f64, usize)>, HashMap<u128, f64>) {
+/// every legal move again each sweep, each move worth r + γ·V(next) (the reward when it ends
+/// the game); returns each sweep's (largest update, values changed) and the final values.
+fn twin_trace(positions: &[Othello4], discount: f64) -> (Vec<(f64, usize)>, HashMap<u128, f64>) {
     let mut values: HashMap<u128, f64> = positions
         .iter()
         .map(|p| {
@@ -50,7 +50,15 @@ fn twin_trace(positions: &[Othello4]) -> (Vec<(f64, usize)>, HashMap<u128, f64>)
             let kids: Vec<f64> = p
                 .legal_moves()
                 .into_iter()
-                .map(|mv| values[&p.play_unchecked(mv).base3_key()])
+                .map(|mv| {
+                    let next = p.play_unchecked(mv);
+                    let v = values[&next.base3_key()];
+                    if next.is_over() {
+                        v
+                    } else {
+                        discount * v
+                    }
+                })
                 .collect();
             let best = if p.side_to_move() == Color::Black {
                 kids.iter().copied().fold(f64::NEG_INFINITY, f64::max)
@@ -132,10 +140,10 @@ fn the_number_of_sweeps_is_at_most_the_longest_game_plus_one() {
     eprintln!("{} sweeps, longest game {longest_game} plies", trace.len());
 }
 
-#[test]
-fn the_trace_matches_the_slow_twin() {
-    let (table, trace) = solve_traced(&ValueIterationConfig::default());
-    let (twin, values) = twin_trace(table.positions());
+/// Solves with `config` and checks the trace and every value against the slow twin.
+fn solve_like_the_twin(config: &ValueIterationConfig) -> (ValueTable<Othello4, u128>, Vec<Sweep>) {
+    let (table, trace) = solve_traced(config);
+    let (twin, values) = twin_trace(table.positions(), config.discount);
     let got: Vec<(f64, usize)> = trace
         .iter()
         .map(|s| (s.max_update, s.changed_states))
@@ -144,18 +152,60 @@ fn the_trace_matches_the_slow_twin() {
     for p in table.positions() {
         assert_eq!(table.value(p), Some(values[&p.base3_key()]), "{p}");
     }
+    (table, trace)
 }
 
 #[test]
-fn a_discount_still_ends_with_a_sweep_that_changes_nothing() {
-    // The game graph has no cycles, so the values are exact after finitely many sweeps whatever
-    // the discount; the trace ends with a largest update of exactly 0.
-    let config = ValueIterationConfig {
+fn the_trace_matches_the_slow_twin() {
+    solve_like_the_twin(&ValueIterationConfig::default());
+}
+
+#[test]
+fn a_discount_matches_the_slow_twin_in_the_designs_form() {
+    let (table, trace) = solve_like_the_twin(&ValueIterationConfig {
         discount: 0.9,
         tolerance: 1e-12,
         ..ValueIterationConfig::default()
-    };
-    let (_, trace) = solve_traced(&config);
+    });
+    // The game graph has no cycles, so the values are exact after finitely many sweeps whatever
+    // the discount; the trace ends with a largest update of exactly 0.
     assert_eq!(trace.last().map(|s| s.max_update), Some(0.0));
     assert!(trace.iter().all(|s| s.max_update >= 0.0));
+    // The design's form: the first sweep gives every position one move from its end the full
+    // reward (an update of 100, not 90), and the start is worth -31.38 (the stonelab form of
+    // earlier releases, γ·V(child) with finished games at ±100, gave 90 and -28.24).
+    assert_eq!(trace[0].max_update, 100.0);
+    let start = table.value(&Othello4::new()).unwrap();
+    assert!((start - -31.38).abs() < 0.005, "{start}");
+}
+
+#[test]
+fn under_a_discount_a_win_one_move_away_keeps_the_full_reward() {
+    let (table, _) = solve_traced(&ValueIterationConfig {
+        discount: 0.5,
+        tolerance: 1e-12,
+        ..ValueIterationConfig::default()
+    });
+    // A position whose every move ends the game is worth its best result, undiscounted (the
+    // earlier form halved it).
+    let mut last_moves = 0;
+    for p in table.positions().iter().filter(|p| !p.is_over()) {
+        let kids: Vec<Othello4> = p
+            .legal_moves()
+            .into_iter()
+            .map(|mv| p.play_unchecked(mv))
+            .collect();
+        if kids.iter().all(Game::is_over) {
+            let results = kids.iter().map(|k| table.value(k).unwrap());
+            let best = if p.side_to_move() == Color::Black {
+                results.fold(f64::NEG_INFINITY, f64::max)
+            } else {
+                results.fold(f64::INFINITY, f64::min)
+            };
+            assert!([100.0, 0.0, -100.0].contains(&best));
+            assert_eq!(table.value(p), Some(best), "{p}");
+            last_moves += 1;
+        }
+    }
+    assert!(last_moves > 100, "{last_moves}");
 }

@@ -6,7 +6,7 @@ use game::{Color, Game};
 use rand::RngExt;
 use search::{Agent, AgentError};
 
-use crate::encode::legal_points;
+use crate::encode::{legal_points, mover_cells};
 use crate::replay::Transition;
 
 use super::*;
@@ -44,6 +44,8 @@ struct LearnerSeats<'a, 'l, G: Game, R: RngExt> {
     rewards: Vec<[f32; 2]>,
     scheme: RewardScheme,
     end_reward: EndReward,
+    /// What a transition's next state is.
+    transitions: Transitions,
     /// What the learner at each colour learns from.
     learn_from: [LearnFrom; 2],
     /// Copies of transitions for the other learner of a game that learns from every move:
@@ -84,6 +86,7 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
             let mover = if black { Color::Black } else { Color::White };
             if self.learn {
                 let pending = &mut self.pending[*k][mover.index()];
+                // With after-move transitions the last one was stored when its move was played.
                 if let Some(p) = pending.take() {
                     let t = Transition {
                         state: p.state,
@@ -123,6 +126,13 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
             if let Some(outcome) = after.outcome() {
                 r = end_rewards(outcome, self.scheme);
             }
+        }
+        if self.transitions == Transitions::AfterMove {
+            for (total, r) in self.rewards[game].iter_mut().zip(r) {
+                *total += r;
+            }
+            self.store_after_move(game, before, r, after);
+            return;
         }
         for ((total, pending), r) in self.rewards[game]
             .iter_mut()
@@ -178,6 +188,48 @@ impl<G: Game, R: RngExt> search::driver::BatchedPlayers<G> for LearnerSeats<'_, 
     }
 }
 
+impl<G: Game, R: RngExt> LearnerSeats<'_, '_, G, R> {
+    /// [`Transitions::AfterMove`]: the move just played from `before` (by a learner, when one
+    /// chose it) becomes (board before, action, the mover's own reward of the move, the board
+    /// `after` with its side to move and legal points, whether the game ended there), stored by
+    /// the mover's learner and by the other learner when it learns from every move.
+    fn store_after_move(&mut self, game: usize, before: &G, rewards: [f32; 2], after: &G) {
+        let mover = before.side_to_move();
+        let Some(p) = self.pending[game][mover.index()].take() else {
+            // A forced pass, or a fixed agent's move: nothing was chosen by a learner.
+            return;
+        };
+        if !self.learn {
+            return;
+        }
+        let done = after.is_over();
+        let t = Transition {
+            state: p.state,
+            black: p.black,
+            action: p.action as u16,
+            reward: rewards[mover.index()],
+            next: if done { Vec::new() } else { mover_cells(after) },
+            next_black: after.side_to_move() == Color::Black,
+            next_valid: if done {
+                Vec::new()
+            } else {
+                legal_points(after).iter().map(|&v| v as u16).collect()
+            },
+            done,
+        };
+        let own = self.seats[game][mover.index()];
+        if let Some(other) = own.and_then(|l| sharer(&self.seats[game], mover, l, self.learn_from))
+        {
+            if let Some(learner) = self.learners.get_mut(other) {
+                learner.push(t.clone(), self.rng);
+            }
+        }
+        if let Some(learner) = own.and_then(|l| self.learners.get_mut(l)) {
+            learner.push(t, self.rng);
+        }
+    }
+}
+
 /// The other learner of a game that stores a copy of `mover`'s transitions (stored first by
 /// `own`): the learner at the other colour, when it is another learner and learns from every
 /// move.
@@ -229,6 +281,9 @@ pub fn play_games<G: Game, R: RngExt>(
     let end_reward = learners
         .first()
         .map_or(EndReward::Add, |l| l.config.end_reward);
+    let transitions = learners
+        .first()
+        .map_or(Transitions::NextDecision, |l| l.config.transitions);
     let learner_at = |seat: &Seat<G>| match seat {
         Seat::Batched(l) => Some(*l),
         Seat::Agent(_) => None,
@@ -254,6 +309,7 @@ pub fn play_games<G: Game, R: RngExt>(
         learners,
         learn_from,
         end_reward,
+        transitions,
         shared: Vec::new(),
         pending: (0..n).map(|_| [None, None]).collect(),
         rewards: vec![[0.0; 2]; n],

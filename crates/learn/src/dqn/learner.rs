@@ -188,6 +188,15 @@ impl<G: Game> DqnLearner<G> {
         game::hash::mix64(state ^ (action as u64 + 1).wrapping_mul(game::hash::GOLDEN))
     }
 
+    /// The UCT visit counts N(s) and N(s, `action`) of the stored board `cells` (mover's view)
+    /// with `black` to move.
+    #[must_use]
+    pub fn visit_counts(&self, cells: &[i8], black: bool, action: usize) -> (u32, u32) {
+        let s = Self::state_key(cells, black);
+        let count = |k: u64| self.visits.get(&k).copied().unwrap_or(0);
+        (count(s), count(Self::pair_key(s, action)))
+    }
+
     /// Picks an action by the behaviour policy (`explore` false: greedy).
     pub(crate) fn choose<R: RngExt>(
         &mut self,
@@ -230,8 +239,10 @@ impl<G: Game> DqnLearner<G> {
                         pick = a;
                     }
                 }
-                *self.visits.entry(s).or_insert(0) += 1;
-                *self.visits.entry(Self::pair_key(s, pick)).or_insert(0) += 1;
+                if self.config.uct_visits == UctVisits::OnChoice {
+                    *self.visits.entry(s).or_insert(0) += 1;
+                    *self.visits.entry(Self::pair_key(s, pick)).or_insert(0) += 1;
+                }
                 pick
             }
         }
@@ -274,6 +285,18 @@ impl<G: Game> DqnLearner<G> {
         let batch = self.replay.sample(rng, self.config.batch_size);
         if batch.is_empty() {
             return 0.0;
+        }
+        if self.config.behaviour == Behaviour::Uct && self.config.uct_visits == UctVisits::OnReplay
+        {
+            // The fields apart: the batch borrows the buffer.
+            let visits = &mut self.visits;
+            for t in &batch {
+                let key = Self::state_key(&t.state, t.black);
+                *visits.entry(key).or_insert(0) += 1;
+                *visits
+                    .entry(Self::pair_key(key, t.action as usize))
+                    .or_insert(0) += 1;
+            }
         }
         // Each sample under a random symmetry (or as is).
         let mut states: Vec<(Vec<i8>, bool)> = Vec::with_capacity(batch.len());
@@ -347,7 +370,12 @@ impl<G: Game> DqnLearner<G> {
         let target =
             Tensor::<1>::from_data(TensorData::new(targets, [batch.len()]), &self.train_device);
         let predicted: Tensor<1> = (self.net.forward(input) * onehot).sum_dim(1).flatten(0, 1);
-        let loss = (predicted - target).powi_scalar(2).mean();
+        let squared = (predicted - target).powi_scalar(2).mean();
+        let loss = match self.config.q_loss {
+            QLoss::Chosen => squared,
+            // The other outputs of the row have no error: the mean over all of them.
+            QLoss::RowMean => squared.div_scalar(points as f32),
+        };
         let loss_value = f64::from(loss.clone().into_scalar::<f32>());
         let grads = GradientsParams::from_grads(loss.backward(), &self.net);
         let net = std::mem::replace(

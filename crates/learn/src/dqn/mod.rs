@@ -84,6 +84,85 @@ pub enum LearnFrom {
     EveryMove,
 }
 
+/// What a stored transition's next state is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Transitions {
+    /// The mover's own next decision: the opponent's reply is folded into the reward, and the
+    /// result reaches both sides' last transitions (stonelab's).
+    #[default]
+    NextDecision,
+    /// The board right after the move, with the opponent to move, and the mover's own reward
+    /// for that move (the reference design: it inserts board before, action, reward, board
+    /// after). The target maximises the network's values of that board over the legal points
+    /// of the side to move there, as they are (the opponent's values, not negated); the result
+    /// reaches only the side that made the last move.
+    AfterMove,
+}
+
+impl std::str::FromStr for Transitions {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "next-decision" => Ok(Transitions::NextDecision),
+            "after-move" => Ok(Transitions::AfterMove),
+            _ => Err(format!(
+                "unknown transitions {s:?}: use next-decision or after-move"
+            )),
+        }
+    }
+}
+
+/// The training loss over a mini-batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QLoss {
+    /// The squared TD error of the chosen action, averaged over the batch (stonelab's).
+    #[default]
+    Chosen,
+    /// The mean over the batch and over every output of a target row that differs from the
+    /// network's values only at the chosen action (the reference design's Keras `mse` on a
+    /// full target row): the chosen action's squared error divided by the number of points.
+    RowMean,
+}
+
+impl std::str::FromStr for QLoss {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "chosen" => Ok(QLoss::Chosen),
+            "row-mean" => Ok(QLoss::RowMean),
+            _ => Err(format!("unknown loss {s:?}: use chosen or row-mean")),
+        }
+    }
+}
+
+/// When the `uct` behaviour's visit counts grow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UctVisits {
+    /// When a move is chosen: N(s) and N(s, a) of the position and the move played
+    /// (stonelab's).
+    #[default]
+    OnChoice,
+    /// In each training step, for every replayed transition: N(s) and N(s, a) of its state and
+    /// action (the reference design's `train()`).
+    OnReplay,
+}
+
+impl std::str::FromStr for UctVisits {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "on-choice" => Ok(UctVisits::OnChoice),
+            "on-replay" => Ok(UctVisits::OnReplay),
+            _ => Err(format!(
+                "unknown UCT visit counting {s:?}: use on-choice or on-replay"
+            )),
+        }
+    }
+}
+
 /// Which rewards the learner sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -162,6 +241,16 @@ pub struct DqnConfig {
     /// Whose moves the learner stores (with two learners in a game).
     #[serde(default)]
     pub learn_from: LearnFrom,
+    /// What a transition's next state is (not written when it is the default, so earlier
+    /// `config.json` files are written back as they were).
+    #[serde(default, skip_serializing_if = "crate::config::is_default")]
+    pub transitions: Transitions,
+    /// The training loss (not written when it is the default).
+    #[serde(default, skip_serializing_if = "crate::config::is_default")]
+    pub q_loss: QLoss,
+    /// When the `uct` behaviour's visit counts grow (not written when it is the default).
+    #[serde(default, skip_serializing_if = "crate::config::is_default")]
+    pub uct_visits: UctVisits,
 }
 
 impl Default for DqnConfig {
@@ -188,6 +277,9 @@ impl Default for DqnConfig {
             end_reward: EndReward::Add,
             steps_per_episode: 0,
             learn_from: LearnFrom::OwnMoves,
+            transitions: Transitions::NextDecision,
+            q_loss: QLoss::Chosen,
+            uct_visits: UctVisits::OnChoice,
         }
     }
 }

@@ -36,6 +36,7 @@ use super::supervised::{
     adam, counter, evaluate_value_net, load_training, save_training, ValueData,
 };
 use crate::checkpoint::{load_weights, read_model, weights_bytes, Card, ModelError};
+use crate::config::is_default;
 use crate::encode::PaperPlanes;
 use crate::run::{AgentFactory, Cell, EpisodeRow, Export, RunError, Trainer};
 use search::{Agent, Budget};
@@ -145,12 +146,6 @@ pub struct ValueSelfPlayConfig {
     /// asymmetry, turn-plane sensitivity; 0: no probe).
     #[serde(default, skip_serializing_if = "is_default")]
     pub probe_states: usize,
-}
-
-/// Whether `value` is its type's default (a setting left at it is not written, so a
-/// `config.json` from before the setting is written back as it was).
-fn is_default<T: Default + PartialEq>(value: &T) -> bool {
-    *value == T::default()
 }
 
 /// The probe's default number of held-out states.
