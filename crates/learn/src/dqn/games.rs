@@ -199,9 +199,7 @@ impl<G: Game, R: RngExt> LearnerSeats<'_, '_, G, R> {
             // A forced pass, or a fixed agent's move: nothing was chosen by a learner.
             return;
         };
-        if !self.learn {
-            return;
-        }
+        // (A pending move exists only when the round learns.)
         let done = after.is_over();
         let t = Transition {
             state: p.state,
