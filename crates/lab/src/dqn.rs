@@ -291,8 +291,13 @@ fn agreement(ours: f64, theirs: f64) -> String {
     let ratio = ours / theirs;
     if (1.0 / 1.5..=1.5).contains(&ratio) {
         format!("agrees (×{ratio:.2})")
-    } else {
+    } else if ratio >= 10.0 {
+        format!("×{ratio:.0}")
+    } else if ratio >= 0.1 {
         format!("×{ratio:.2}")
+    } else {
+        // Two significant digits, so that a small ratio does not read as ×0.00.
+        format!("×{ratio:.1e}")
     }
 }
 
@@ -342,4 +347,18 @@ fn differences(regime: Regime, trained: &TrainedRun) -> String {
         );
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::agreement;
+
+    #[test]
+    fn agreement_names_the_factor_at_every_scale() {
+        assert_eq!(agreement(5.0, 4.0), "agrees (×1.25)");
+        assert_eq!(agreement(1.0, 4.0), "×0.25");
+        assert_eq!(agreement(3055.5, 1.0), "×3056");
+        // A small ratio keeps two significant digits instead of reading ×0.00.
+        assert_eq!(agreement(0.0039, 1.12), "×3.5e-3");
+    }
 }

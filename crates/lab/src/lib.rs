@@ -470,7 +470,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
         name: "seed000-competitive",
         design: "Othello DQN (ResNet Q-network)",
         about: "regime 3: a black and a white network, both learning every transition (9,999 episodes with --full)",
-        takes: "about 5 minutes (about 45, estimated, with --full)",
+        takes: "about 7 minutes (about an hour, estimated, with --full)",
         run: dqn::competitive,
     },
     Experiment {

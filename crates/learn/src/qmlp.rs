@@ -660,12 +660,15 @@ impl<G: Game> QMlpTrainer<G> {
         }
     }
 
+    /// The network's values of `boards`, computed without autodiff: a forward pass on the
+    /// autodiff network would record a graph that only a backward pass frees, and the
+    /// per-transition SGD never runs one (it leaked about 5 MB an epoch).
     fn q_values(&self, boards: &[Vec<f32>]) -> Vec<f32> {
         q_rows(
-            &self.net,
+            &self.net.valid(),
             boards,
             G::BOARD_SIZE * G::BOARD_SIZE,
-            &self.device,
+            &self.plain,
         )
     }
 
