@@ -357,7 +357,7 @@ mod tests {
     fn agreement_names_the_factor_at_every_scale() {
         assert_eq!(agreement(5.0, 4.0), "agrees (×1.25)");
         assert_eq!(agreement(1.0, 4.0), "×0.25");
-        assert_eq!(agreement(3055.5, 1.0), "×3056");
+        assert_eq!(agreement(3055.6, 1.0), "×3056");
         // A small ratio keeps two significant digits instead of reading ×0.00.
         assert_eq!(agreement(0.0039, 1.12), "×3.5e-3");
     }

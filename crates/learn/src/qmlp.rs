@@ -660,21 +660,21 @@ impl<G: Game> QMlpTrainer<G> {
         }
     }
 
-    /// The network's values of `boards`, computed without autodiff: a forward pass on the
-    /// autodiff network would record a graph that only a backward pass frees, and the
-    /// per-transition SGD never runs one (it leaked about 5 MB an epoch).
-    fn q_values(&self, boards: &[Vec<f32>]) -> Vec<f32> {
-        q_rows(
-            &self.net.valid(),
-            boards,
-            G::BOARD_SIZE * G::BOARD_SIZE,
-            &self.plain,
-        )
+    /// `net`'s values of `boards`. `net` is the inference copy ([`Self::inference_net`],
+    /// taken once per game): a forward pass on the autodiff network would record a graph that
+    /// only a backward pass frees, and the per-transition SGD never runs one (it leaked about
+    /// 5 MB an epoch).
+    fn q_values(&self, net: &QMlpNet, boards: &[Vec<f32>]) -> Vec<f32> {
+        q_rows(net, boards, G::BOARD_SIZE * G::BOARD_SIZE, &self.plain)
     }
 
     /// The best legal point by the network (the first among ties), whatever the defects.
     pub fn greedy(&self, pos: &G) -> Option<usize> {
-        choose(&self.q_values(&[encode(pos)]), &legal_points(pos), false)
+        choose(
+            &self.q_values(&self.inference_net(), &[encode(pos)]),
+            &legal_points(pos),
+            false,
+        )
     }
 
     /// Plays one game against the training opponent (the agent takes `me`) and makes its
@@ -683,6 +683,8 @@ impl<G: Game> QMlpTrainer<G> {
     fn play(&mut self, me: Color, epsilon: f64) -> (i32, f64, Option<Batch>) {
         let points = G::BOARD_SIZE * G::BOARD_SIZE;
         let lowest = self.config.defects.greedy_lowest;
+        // The network does not change during a game: one inference copy serves all of it.
+        let online = self.inference_net();
         let mut pos = G::start();
         // The agent's decisions: board and move.
         let mut states: Vec<(Vec<f32>, LearnerMove)> = Vec::new();
@@ -696,7 +698,8 @@ impl<G: Game> QMlpTrainer<G> {
                 let a = if self.rng.random::<f64>() < epsilon {
                     legal[self.rng.random_range(0..legal.len())]
                 } else {
-                    choose(&self.q_values(&[encode(&pos)]), &legal, lowest).unwrap_or(legal[0])
+                    choose(&self.q_values(&online, &[encode(&pos)]), &legal, lowest)
+                        .unwrap_or(legal[0])
                 };
                 states.push((
                     encode(&pos),
@@ -744,12 +747,12 @@ impl<G: Game> QMlpTrainer<G> {
         }
         let real: Vec<Vec<f32>> = states.iter().map(|s| s.0.clone()).collect();
         let moves: Vec<LearnerMove> = states.into_iter().map(|s| s.1).collect();
-        let q_real = self.q_values(&real);
+        let q_real = self.q_values(&online, &real);
         // The update's inputs: the real boards, or the first one throughout (frozen state), and
         // the network's values of them.
         let (inputs, q_input) = if self.config.defects.frozen_state {
             let first = &real[0];
-            let row = self.q_values(std::slice::from_ref(first));
+            let row = self.q_values(&online, std::slice::from_ref(first));
             let rows = moves.len();
             (first.repeat(rows), row.repeat(rows))
         } else {
