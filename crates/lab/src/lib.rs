@@ -477,7 +477,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
         name: "seed001",
         design: "Othello Q-learning MLP",
         about: "the design as written, then each of its four code defects switched on, then all four",
-        takes: "about 7 minutes",
+        takes: "about 5 minutes",
         run: qmlp::seed001,
     },
     Experiment {
