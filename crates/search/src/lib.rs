@@ -30,8 +30,10 @@ pub mod driver;
 mod eval;
 mod mcts;
 mod policy;
+pub mod puct;
 mod registry;
 mod score;
+pub mod selfplay;
 mod simple;
 mod spec;
 pub mod timing;
@@ -45,6 +47,9 @@ pub use dp::{
 pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout, DEFAULT_TREE_BYTES};
 pub use policy::{masked_softmax, PolicyValue, PriorsValue, UniformPolicy};
+pub use puct::{
+    search_together, ExactLeaf, GumbelRoot, Puct, PuctAgent, PuctConfig, RootNoise, SearchResult,
+};
 pub use registry::{AgentBuilder, AgentInfo, KeyKind, Registry};
 pub use score::{Score, ScoreScale, MATE_WINDOW};
 pub use simple::{GreedyAgent, RandomAgent};
