@@ -1071,3 +1071,72 @@ impl<G: Game> Agent<G> for PuctAgent<G> {
         self.tree.config().max_tree_bytes
     }
 }
+
+/// PUCT players for the multi-game [`driver`](crate::driver): batched player `p` searches with
+/// its own network and settings, one tree per game, and all the searches of a step share one
+/// network batch per simulation step.
+pub struct PuctPlayers<G: Game> {
+    players: Vec<(Arc<dyn PolicyValue<G>>, PuctConfig)>,
+    trees: Vec<Vec<Option<Puct<G>>>>,
+    seed: u64,
+}
+
+impl<G: Game> PuctPlayers<G> {
+    /// Players `0..players.len()`, each a network and its search settings; game `g`'s tree of
+    /// player `p` is seeded by [`crate::selfplay::game_seed`]`(seed, g, p)`.
+    #[must_use]
+    pub fn new(players: Vec<(Arc<dyn PolicyValue<G>>, PuctConfig)>, seed: u64) -> Self {
+        let trees = players.iter().map(|_| Vec::new()).collect();
+        PuctPlayers {
+            players,
+            trees,
+            seed,
+        }
+    }
+}
+
+impl<G: Game> crate::driver::BatchedPlayers<G> for PuctPlayers<G> {
+    fn choose(
+        &mut self,
+        player: usize,
+        requests: &[(usize, &G)],
+    ) -> Result<Vec<G::Move>, AgentError> {
+        let (net, config) = self
+            .players
+            .get(player)
+            .ok_or_else(|| AgentError::Failed(format!("no batched player {player}")))?;
+        let trees = &mut self.trees[player];
+        for &(game, pos) in requests {
+            if trees.len() <= game {
+                trees.resize_with(game + 1, || None);
+            }
+            let seed = crate::selfplay::game_seed(self.seed, game, player as u64);
+            trees[game]
+                .get_or_insert_with(|| Puct::new(config.clone(), seed))
+                .start(pos, &Budget::default());
+        }
+        let wanted: std::collections::HashSet<usize> = requests.iter().map(|r| r.0).collect();
+        let mut refs: Vec<&mut Puct<G>> = trees
+            .iter_mut()
+            .enumerate()
+            .filter(|(g, _)| wanted.contains(g))
+            .filter_map(|(_, t)| t.as_mut())
+            .collect();
+        search_together(&mut refs, net.as_ref())?;
+        refs.iter()
+            .map(|t| {
+                t.result()
+                    .map(|r| r.best)
+                    .ok_or_else(|| AgentError::Failed("a search expanded no root".into()))
+            })
+            .collect()
+    }
+
+    fn finished(&mut self, game: usize, _end: &G) {
+        for trees in &mut self.trees {
+            if let Some(t) = trees.get_mut(game) {
+                *t = None;
+            }
+        }
+    }
+}

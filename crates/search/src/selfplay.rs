@@ -65,7 +65,7 @@ pub struct Sample<G: Game> {
 /// A finished self-play game.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SelfPlayGame<G: Game> {
-    /// Its number (`0..games`).
+    /// Its number.
     pub index: usize,
     /// Every move from the start, forced passes included.
     pub moves: Vec<G::Move>,
@@ -93,25 +93,26 @@ struct Slot<G: Game> {
     searching: Option<bool>,
 }
 
-/// Plays `games` games of self-play from `start` with `net`, `config.concurrent` at a time;
-/// game `k`'s searches and draws come from [`game_seed`]`(seed, k, ..)` alone, so the games
-/// are the same whatever `concurrent` is. `on_game` hears of each game as it ends (in the
+/// Plays games `games` (their numbers) of self-play from `start` with `net`,
+/// `config.concurrent` at a time; game `k`'s searches and draws come from
+/// [`game_seed`]`(seed, k, ..)` alone, so the games are the same whatever `concurrent` is and
+/// however a set of games is split into calls. `on_game` hears of each game as it ends (in the
 /// order they end); the games come back in index order.
 ///
 /// # Errors
 /// [`AgentError::Failed`] when the network answers a different number of positions.
 pub fn self_play<G: Game>(
     start: &G,
-    games: usize,
+    games: std::ops::Range<usize>,
     seed: u64,
     net: &dyn PolicyValue<G>,
     config: &SelfPlayConfig,
     exact: Option<&Arc<dyn ExactLeaf<G>>>,
     on_game: &mut dyn FnMut(&SelfPlayGame<G>),
 ) -> Result<Vec<SelfPlayGame<G>>, AgentError> {
-    let mut next = 0usize;
+    let mut next = games.start;
     let mut slots: Vec<Slot<G>> = Vec::new();
-    let mut done: Vec<SelfPlayGame<G>> = Vec::with_capacity(games);
+    let mut done: Vec<SelfPlayGame<G>> = Vec::with_capacity(games.len());
     let new_slot = |index: usize| {
         let mut tree = Puct::new(config.search.clone(), game_seed(seed, index, 0));
         if let Some(e) = exact {
@@ -135,7 +136,7 @@ pub fn self_play<G: Game>(
     let mut batch: Vec<G> = Vec::new();
     let mut counts: Vec<usize> = Vec::new();
     loop {
-        while slots.len() < config.concurrent.max(1) && next < games {
+        while slots.len() < config.concurrent.max(1) && next < games.end {
             let mut slot = new_slot(next);
             next += 1;
             if settle(&mut slot, config) {

@@ -358,7 +358,7 @@ mod self_play {
         for gumbel_root in [false, true] {
             let one = self_play(
                 &Othello6::new(),
-                6,
+                0..6,
                 11,
                 &HashNet,
                 &cfg(1, gumbel_root),
@@ -368,7 +368,7 @@ mod self_play {
             .unwrap();
             let many = self_play(
                 &Othello6::new(),
-                6,
+                0..6,
                 11,
                 &HashNet,
                 &cfg(4, gumbel_root),
@@ -379,7 +379,7 @@ mod self_play {
             assert_eq!(one, many);
             let all = self_play(
                 &Othello6::new(),
-                6,
+                0..6,
                 11,
                 &HashNet,
                 &cfg(64, gumbel_root),
@@ -388,6 +388,21 @@ mod self_play {
             )
             .unwrap();
             assert_eq!(one, all);
+            let play = |range| {
+                self_play(
+                    &Othello6::new(),
+                    range,
+                    11,
+                    &HashNet,
+                    &cfg(3, gumbel_root),
+                    None,
+                    &mut |_| {},
+                )
+                .unwrap()
+            };
+            let mut split = play(0..2);
+            split.extend(play(2..6));
+            assert_eq!(one, split, "games 2..6 played apart are the same games");
             let distinct: std::collections::HashSet<_> =
                 one.iter().map(|g| g.moves.clone()).collect();
             assert!(distinct.len() > 3, "the draws differ between games");
@@ -399,7 +414,7 @@ mod self_play {
         let mut heard = 0;
         let games = self_play(
             &Gomoku9::start(),
-            5,
+            0..5,
             3,
             &HashNet,
             &cfg(3, false),
@@ -435,7 +450,7 @@ mod self_play {
     fn othello_forced_passes_are_played_but_not_searched() {
         let games = self_play(
             &Othello4::new(),
-            40,
+            0..40,
             1,
             &UniformPolicy,
             &SelfPlayConfig {
@@ -458,4 +473,43 @@ mod self_play {
             assert!(g.samples.iter().all(|s| s.pos.forced_pass().is_none()));
         }
     }
+}
+
+#[test]
+fn batched_players_in_the_driver_play_the_games_of_agents_one_at_a_time() {
+    use search::driver::{play, DriverConfig, NoBatched, Seat, Table};
+    use search::selfplay::game_seed;
+    use search::PuctPlayers;
+    let net: Arc<dyn PolicyValue<Othello6>> = Arc::new(HashNet);
+    let configs = [config(30), gumbel(16, false)];
+    let starts = starts::<Othello6>(6);
+    let tables = |batched: bool| -> Vec<Table<Othello6>> {
+        starts
+            .iter()
+            .enumerate()
+            .map(|(g, s)| Table {
+                start: *s,
+                seats: [0usize, 1].map(|p| {
+                    if batched {
+                        Seat::Batched(p)
+                    } else {
+                        Seat::Agent(Box::new(PuctAgent::new(
+                            "p",
+                            net.clone(),
+                            configs[p].clone(),
+                            game_seed(7, g, p as u64),
+                        )))
+                    }
+                }),
+            })
+            .collect()
+    };
+    let mut players = PuctPlayers::new(
+        configs.iter().map(|c| (net.clone(), c.clone())).collect(),
+        7,
+    );
+    let together = play(tables(true), &mut players, &DriverConfig::default()).unwrap();
+    let alone = play(tables(false), &mut NoBatched, &DriverConfig::default()).unwrap();
+    assert_eq!(together, alone);
+    assert!(together.iter().all(|p| p.end.is_over()));
 }
