@@ -21,6 +21,8 @@ pub enum Build {
     ValueSelfPlay,
     /// [`crate::value::iteration::ValueIterationTrainer`] (8x8 Othello).
     ValueIteration,
+    /// [`crate::alphazero::AlphaZeroTrainer`].
+    AlphaZero,
 }
 
 /// What runs an algorithm.
@@ -56,6 +58,8 @@ pub enum Settings {
     ValueSelfPlay,
     /// `value_iteration`: [`crate::value::ValueIterationConfig`].
     ValueIteration,
+    /// `alphazero`: [`crate::alphazero::AlphaZeroConfig`].
+    AlphaZero,
     /// The pattern pipeline's own `config.json`.
     Patterns,
     /// None: a ProbCut fit takes its settings from the command line.
@@ -650,6 +654,82 @@ pub const CNN_ITERATION: Algorithm = Algorithm {
     models: &[("last.safetensors", "")],
 };
 
+/// The AlphaZero trainer's settings.
+const ALPHAZERO_OPTIONS: &[&str] = &[
+    "blocks",
+    "channels",
+    "batch_size",
+    "sims",
+    "gumbel",
+    "iteration_games",
+    "concurrent",
+    "full_share",
+    "fast_sims",
+    "window",
+    "solver_empties",
+    "no_margin_head",
+    "gate_games",
+    "eval_sims",
+];
+
+/// `stonelab train alphazero`.
+pub const ALPHAZERO: Algorithm = Algorithm {
+    name: "alphazero",
+    summary: "AlphaZero for every game: batched self-play with a Gumbel (or PUCT) root over a \
+              policy-value ResNet, playout caps, a replay window, AdamW on policy, value and \
+              margin; one episode is one iteration of --iteration-games games.",
+    settings: Settings::AlphaZero,
+    runner: Runner::Run(Build::AlphaZero),
+    games: Games::Any,
+    reads: &[
+        COMMON_OPTIONS,
+        LENGTH_OPTIONS,
+        RUN_OPTIONS,
+        ALPHAZERO_OPTIONS,
+    ],
+    log: "episode,black_wins,draws,white_wins,plies,sims_per_move,samples,window,steps,loss,\
+          policy_loss,value_loss,margin_loss,gate_score,promotions",
+    charts: &[
+        Chart {
+            file: "loss.png",
+            title: "training loss per head (mean over each iteration's steps)",
+            x: "episode",
+            x_label: "iteration",
+            y_label: "loss",
+            source: Source::Log,
+            lines: &[
+                Line {
+                    column: "policy_loss",
+                    label: "policy (cross-entropy)",
+                },
+                Line {
+                    column: "value_loss",
+                    label: "value (squared error)",
+                },
+                Line {
+                    column: "margin_loss",
+                    label: "margin (squared error)",
+                },
+            ],
+            window: 1,
+            range: None,
+        },
+        Chart {
+            x_label: "iteration",
+            title: "score against the evaluation opponents (colours swapped)",
+            ..WIN_RATE
+        },
+    ],
+    defaults: Defaults {
+        episodes: 30,
+        eval_every: Every::Times(10),
+        checkpoint_every: Every::Episodes(1),
+    },
+    keeps_checkpoints: false,
+    won: "gates passed",
+    models: &[("last.safetensors", "")],
+};
+
 /// `stonelab train patterns`.
 pub const PATTERNS: Algorithm = Algorithm {
     name: "patterns",
@@ -701,6 +781,7 @@ pub const ALGORITHMS: &[Algorithm] = &[
     MLP_SUPERVISED,
     CNN_SELFPLAY,
     CNN_ITERATION,
+    ALPHAZERO,
     PATTERNS,
     PROBCUT,
 ];
@@ -803,6 +884,7 @@ mod tests {
                 Build::Supervised => (matches!(a.settings, Settings::Supervised { .. }), true),
                 Build::ValueSelfPlay => (a.settings == Settings::ValueSelfPlay, true),
                 Build::ValueIteration => (a.settings == Settings::ValueIteration, true),
+                Build::AlphaZero => (a.settings == Settings::AlphaZero, false),
             };
             assert!(settings, "{}", a.name);
             assert_eq!(a.games == Games::Only("othello8"), othello8, "{}", a.name);

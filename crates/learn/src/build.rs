@@ -77,6 +77,12 @@ pub fn build_trainer<G: Game>(
                 algo.name,
             )?
         }
+        Build::AlphaZero => match &config.settings {
+            crate::AlgoSettings::AlphaZero(s) => {
+                Box::new(crate::alphazero::AlphaZeroTrainer::<G>::new(s.clone())?)
+            }
+            _ => return Err(RunError::Settings("no alphazero settings".into())),
+        },
     };
     if let Some(cp) = from {
         let checked = RunDir::checkpoint(&cp.path)?;

@@ -56,6 +56,8 @@ pub enum AlgoSettings {
     ValueSelfPlay(ValueSelfPlayConfig),
     /// The stronger-than-paper self-play's (`cnn-iteration`).
     ValueIteration(ValueIterationConfig),
+    /// AlphaZero's (`alphazero`).
+    AlphaZero(crate::alphazero::AlphaZeroConfig),
 }
 
 impl AlgoSettings {
@@ -68,6 +70,7 @@ impl AlgoSettings {
             AlgoSettings::Supervised(_) => "value",
             AlgoSettings::ValueSelfPlay(_) => "value_self_play",
             AlgoSettings::ValueIteration(_) => "value_iteration",
+            AlgoSettings::AlphaZero(_) => "alphazero",
         }
     }
 
@@ -98,6 +101,8 @@ struct Wire {
     value_self_play: Option<ValueSelfPlayConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     value_iteration: Option<ValueIterationConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    alphazero: Option<crate::alphazero::AlphaZeroConfig>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     eval_opponents: Vec<String>,
 }
@@ -116,6 +121,7 @@ fn section_of(kind: Settings) -> &'static str {
         Settings::Supervised { .. } => "value",
         Settings::ValueSelfPlay => "value_self_play",
         Settings::ValueIteration => "value_iteration",
+        Settings::AlphaZero => "alphazero",
         Settings::QTable | Settings::Patterns | Settings::ProbCut => "",
     }
 }
@@ -142,6 +148,7 @@ impl TryFrom<Wire> for RunConfig {
             Settings::ValueIteration => {
                 AlgoSettings::ValueIteration(w.value_iteration.ok_or_else(missing)?)
             }
+            Settings::AlphaZero => AlgoSettings::AlphaZero(w.alphazero.ok_or_else(missing)?),
             Settings::QTable | Settings::Patterns | Settings::ProbCut => return Err(missing()),
         };
         Ok(RunConfig {
@@ -173,6 +180,7 @@ impl From<RunConfig> for Wire {
             value: None,
             value_self_play: None,
             value_iteration: None,
+            alphazero: None,
             eval_opponents: c.eval_opponents,
         };
         match c.settings {
@@ -181,6 +189,7 @@ impl From<RunConfig> for Wire {
             AlgoSettings::Supervised(s) => w.value = Some(s),
             AlgoSettings::ValueSelfPlay(s) => w.value_self_play = Some(s),
             AlgoSettings::ValueIteration(s) => w.value_iteration = Some(s),
+            AlgoSettings::AlphaZero(s) => w.alphazero = Some(s),
         }
         w
     }
@@ -279,7 +288,8 @@ impl RunConfig {
             AlgoSettings::Dqn(d) => d.parallel.max(1),
             AlgoSettings::Supervised(_)
             | AlgoSettings::ValueSelfPlay(_)
-            | AlgoSettings::ValueIteration(_) => 1,
+            | AlgoSettings::ValueIteration(_)
+            | AlgoSettings::AlphaZero(_) => 1,
         }
     }
 
@@ -375,6 +385,7 @@ impl RunConfig {
             }
             AlgoSettings::ValueSelfPlay(v) => v.validate().map_err(RunError::Settings),
             AlgoSettings::ValueIteration(v) => v.validate().map_err(RunError::Settings),
+            AlgoSettings::AlphaZero(a) => a.validate().map_err(RunError::Settings),
             AlgoSettings::Dqn(d) => d.validate().map_err(RunError::Settings),
             AlgoSettings::QMlp(q) => check_q_mlp(q),
         }

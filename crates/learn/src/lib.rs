@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algos;
+pub mod alphazero;
 pub mod build;
 pub mod checkpoint;
 pub mod competitive;

@@ -345,6 +345,42 @@ pub struct TrainOptions {
     /// records rarely show); 0 for none.
     #[arg(long, default_value_t = 0.0)]
     pub deviations: f64,
+    /// alphazero: simulations of a full self-play search (default 32).
+    #[arg(long)]
+    pub sims: Option<u32>,
+    /// alphazero: the Gumbel root's considered actions; 0 searches PUCT roots with Dirichlet
+    /// noise (default 16).
+    #[arg(long)]
+    pub gumbel: Option<usize>,
+    /// alphazero: self-play games per iteration (one episode of the run; default 64).
+    #[arg(long)]
+    pub iteration_games: Option<usize>,
+    /// alphazero: games played at once, their leaves in one network batch (default 32).
+    #[arg(long)]
+    pub concurrent: Option<usize>,
+    /// alphazero: the share of moves searched in full and trained on (playout-cap
+    /// randomisation; 1: every move; default 0.25).
+    #[arg(long)]
+    pub full_share: Option<f32>,
+    /// alphazero: simulations of the cheap searches (default 8).
+    #[arg(long)]
+    pub fast_sims: Option<u32>,
+    /// alphazero: positions the replay window keeps (default 50,000; othello4 20,000).
+    #[arg(long)]
+    pub window: Option<usize>,
+    /// alphazero (Othello): the exact solver at leaves with at most this many empties
+    /// (default 8; 0: off).
+    #[arg(long)]
+    pub solver_empties: Option<u32>,
+    /// alphazero: no auxiliary final-margin head.
+    #[arg(long)]
+    pub no_margin_head: bool,
+    /// alphazero: gate games against the best network each iteration (0: none, the default).
+    #[arg(long)]
+    pub gate_games: Option<usize>,
+    /// alphazero: simulations of the evaluation games (default 64).
+    #[arg(long)]
+    pub eval_sims: Option<u32>,
 }
 
 /// Whose moves a competitive learner stores.
@@ -610,6 +646,7 @@ impl TrainOptions {
             Settings::Supervised { net } => AlgoSettings::Supervised(self.supervised(algo, net)?),
             Settings::ValueSelfPlay => AlgoSettings::ValueSelfPlay(self.value_self_play()?),
             Settings::ValueIteration => AlgoSettings::ValueIteration(self.value_iteration()?),
+            Settings::AlphaZero => AlgoSettings::AlphaZero(self.alphazero(game)?),
             Settings::QTable | Settings::Patterns | Settings::ProbCut => {
                 refuse!(
                     "{} does not run in a run folder of the framework",
@@ -880,6 +917,38 @@ impl TrainOptions {
             .validate()
             .map_err(|e| OptionError(format!("cnn-iteration: {e}")))?;
         Ok(settings)
+    }
+
+    /// The AlphaZero settings: the game's defaults ([`crate::alphazero::AlphaZeroConfig::for_game`])
+    /// with the flags given.
+    fn alphazero(&self, game: &str) -> Result<crate::alphazero::AlphaZeroConfig, OptionError> {
+        let mut c = crate::alphazero::AlphaZeroConfig::for_game(game, self.seed);
+        let given = |id: &str| self.given.iter().any(|g| g == id);
+        if given("blocks") {
+            c.arch.blocks = self.blocks;
+        }
+        if given("channels") {
+            c.arch.channels = self.channels;
+        }
+        c.arch.margin_head &= !self.no_margin_head;
+        c.sims = self.sims.unwrap_or(c.sims);
+        c.gumbel = self.gumbel.unwrap_or(c.gumbel);
+        c.games = self.iteration_games.unwrap_or(c.games);
+        c.concurrent = self.concurrent.unwrap_or(c.concurrent);
+        c.full_share = self.full_share.unwrap_or(c.full_share);
+        c.fast_sims = self.fast_sims.unwrap_or(c.fast_sims);
+        c.window = self.window.unwrap_or(c.window);
+        c.solver_empties = self.solver_empties.unwrap_or(c.solver_empties);
+        c.gate_games = self.gate_games.unwrap_or(c.gate_games);
+        c.eval_sims = self.eval_sims.unwrap_or(c.eval_sims);
+        c.batch = self.batch_size.unwrap_or(c.batch);
+        c.learning_rate = self.lr.unwrap_or(c.learning_rate);
+        if !game.starts_with("othello") && given("solver_empties") && c.solver_empties > 0 {
+            refuse!("--solver-empties: the exact solver is for Othello, not {game}");
+        }
+        c.validate()
+            .map_err(|e| OptionError(format!("alphazero: {e}")))?;
+        Ok(c)
     }
 
     /// The `config.json` of the pattern pipeline these options ask for (checked).

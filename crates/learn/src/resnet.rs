@@ -192,7 +192,7 @@ pub struct ResTrunk {
 
 impl ResTrunk {
     /// The trunk of `arch` over `planes` input planes.
-    fn new(arch: QNetArch, planes: usize, device: &Device) -> Self {
+    pub(crate) fn new(arch: QNetArch, planes: usize, device: &Device) -> Self {
         match arch {
             QNetArch::SeedResnet => {
                 let mut blocks = Vec::new();

@@ -792,7 +792,7 @@ pub(crate) fn write_probe(dir: &Path, probe: Option<Probe>) -> Result<(), RunErr
 }
 
 /// Loads a network's state file `path` (written by `checkpoint::state_bytes`) into `net`.
-pub(crate) fn load_net_state(net: &mut ValueNet, path: &Path) -> Result<(), RunError> {
+pub(crate) fn load_net_state<M: Module>(net: &mut M, path: &Path) -> Result<(), RunError> {
     use burn::store::{BurnpackStore, ModuleSnapshot};
     let state = |why: String| {
         RunError::Model(ModelError::State {

@@ -499,9 +499,9 @@ impl SupervisedTrainer {
 }
 
 /// Writes a network in training with its Adam state and counters into `dir`.
-pub(crate) fn save_training(
+pub(crate) fn save_training<M: Module>(
     dir: &Path,
-    net: &ValueNet,
+    net: &M,
     optim: &ModuleOptimizer,
     counters: &serde_json::Value,
 ) -> Result<(), ModelError> {
@@ -517,9 +517,9 @@ pub(crate) fn save_training(
 }
 
 /// Reads what [`save_training`] wrote into `net` and `optim`; returns the counters.
-pub(crate) fn load_training(
+pub(crate) fn load_training<M: Module>(
     dir: &Path,
-    net: &mut ValueNet,
+    net: &mut M,
     optim: &mut ModuleOptimizer,
     fresh_optim: impl FnOnce() -> ModuleOptimizer + std::panic::UnwindSafe,
 ) -> Result<serde_json::Value, ModelError> {
