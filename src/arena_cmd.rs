@@ -7,9 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use arena::{
-    builtin_openings, default_random_plies, derive_seed, parse_openings, random_openings,
-    round_robin, sprt_match, xot_openings, Anchor, EloOptions, Ending, Opening, Progress, Report,
-    Settings, Sprt,
+    builtin_openings, derive_seed, parse_openings, round_robin, sprt_match, xot_openings, Anchor,
+    EloOptions, Ending, Opening, Progress, Report, Settings, Sprt,
 };
 use clap::Args;
 use indicatif::ProgressBar;
@@ -25,8 +24,6 @@ const MAX_GAMES_PER_PAIR: usize = 1_000_000;
 const DEFAULT_GAMES: usize = 100;
 /// The SPRT's game limit when `--games` is not given.
 const DEFAULT_SPRT_GAMES: usize = 20_000;
-/// At most this many random openings are drawn (games cycle through them).
-const MAX_RANDOM_OPENINGS: usize = 1000;
 
 /// The bundled opening sets.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -316,31 +313,10 @@ fn openings<G: CliGame + CatalogGame>(
             ),
         };
     }
-    if args.random_openings.is_none() {
-        if let Some(list) = builtin_openings::<G>()? {
-            return Ok((
-                list,
-                "built-in balanced list".into(),
-                Some(arena::OTHELLO8_OPENINGS.into()),
-            ));
-        }
-        let wanted = needed.clamp(1, MAX_RANDOM_OPENINGS);
-        if let Some((list, source)) = G::default_openings(wanted, derive_seed(seed, &[u64::MAX])) {
-            return Ok((list, source, None));
-        }
-    }
-    let plies = args
-        .random_openings
-        .unwrap_or_else(default_random_plies::<G>);
-    let list = random_openings::<G>(
-        plies,
-        needed.clamp(1, MAX_RANDOM_OPENINGS),
-        derive_seed(seed, &[u64::MAX]),
-    );
-    if list.is_empty() {
-        bail!("no random opening of {plies} plies leaves a game to play");
-    }
-    Ok((list, format!("random, {plies} plies"), None))
+    let (list, source, text) =
+        catalog::match_openings::<G>(args.random_openings, needed, derive_seed(seed, &[u64::MAX]))
+            .map_err(anyhow::Error::msg)?;
+    Ok((list, source, text.map(String::from)))
 }
 
 fn progress_bar(total: u64, quiet: bool) -> ProgressBar {

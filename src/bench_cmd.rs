@@ -91,6 +91,17 @@ enum BenchKind {
         #[arg(long, default_value_t = 8)]
         size: usize,
     },
+    /// AlphaZero self-play with the trainer's defaults for the game: searched positions/s,
+    /// network evaluations/s and the mean batch, with 1, 16, 64 and 256 games at once on 1
+    /// and 2 threads.
+    Az {
+        /// The game.
+        #[arg(long, default_value = "othello6")]
+        game: catalog::GameId,
+        /// Seconds of each measurement (whole rounds of games, at least one).
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+    },
     /// A value network at the leaves of alpha-beta (cnn-minimax / mlp-minimax): the same
     /// searches with the leaves in batches and one at a time (checked: same moves, scores and
     /// nodes), positions evaluated per second and forward passes of each.
@@ -142,6 +153,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             positions,
         } => catalog::with_game!(*game, G => think_bench::<G>(agent, *positions)),
         BenchKind::Dqn { seconds, size } => crate::bench_nn_cmd::dqn_bench(*seconds, *size),
+        BenchKind::Az { game, seconds } => {
+            catalog::with_game!(*game, G => crate::bench_nn_cmd::az_bench::<G>(*seconds))
+        }
         BenchKind::Minimax {
             model,
             depth,
@@ -159,22 +173,6 @@ pub fn run(args: &BenchArgs) -> Result<()> {
             crate::bench_nn_cmd::minimax_bench(&model, *depth, *positions)
         }
     }
-}
-
-/// `stonelab bench minimax`.
-fn parse_range(text: &str) -> Result<(usize, usize)> {
-    let (a, b) = text.split_once('-').unwrap_or((text, text));
-    let (a, b): (usize, usize) = match (a.trim().parse(), b.trim().parse()) {
-        (Ok(a), Ok(b)) => (a, b),
-        _ => bail!("bad range {text:?}: expected FIRST-LAST such as 20-39"),
-    };
-    if a < 1 || b > 59 {
-        bail!("bad range {text:?}: FFO positions are numbered 1 to 59");
-    }
-    if a > b {
-        bail!("bad range {text:?}: the first position comes after the last");
-    }
-    Ok((a, b))
 }
 
 /// `LABEL: N nodes, T s, R nodes/s`.
@@ -195,7 +193,9 @@ fn print_speed_up(threads: usize, one: std::time::Duration, many: std::time::Dur
 }
 
 fn endgame(range: &str, table_bits: u32, threads: usize) -> Result<()> {
-    let (first, last) = parse_range(range)?;
+    let (first, last) = othello_engine::bench::ffo_range(range)
+        .map(|r| (*r.start(), *r.end()))
+        .map_err(anyhow::Error::msg)?;
     if !(1..=64).contains(&threads) {
         bail!("--threads {threads}: 1 to 64");
     }
@@ -380,24 +380,21 @@ fn think_bench<G: catalog::CatalogGame>(spec: &str, count: usize) -> Result<()> 
             100.0 * row.took.as_secs_f64() / limit.as_secs_f64()
         );
     })?;
-    let times: Vec<Duration> = rows.iter().map(|r| r.took).collect();
-    let mut sorted = times.clone();
-    sorted.sort();
-    let mean = times.iter().sum::<Duration>() / times.len() as u32;
+    let Some(t) = search::timing::ThinkSummary::of(&rows, limit) else {
+        bail!("no position was searched");
+    };
     let share = |d: Duration| 100.0 * d.as_secs_f64() / limit.as_secs_f64();
-    let median = sorted[sorted.len() / 2];
-    let longest = sorted[sorted.len() - 1];
     outln!(
         "mean {:.1} ms ({:.0}% of the limit), median {:.1} ms ({:.0}%), longest {:.1} ms \
          ({:.0}%); {} of {} over the limit",
-        mean.as_secs_f64() * 1e3,
-        share(mean),
-        median.as_secs_f64() * 1e3,
-        share(median),
-        longest.as_secs_f64() * 1e3,
-        share(longest),
-        times.iter().filter(|&&t| t > limit).count(),
-        times.len()
+        t.mean.as_secs_f64() * 1e3,
+        share(t.mean),
+        t.median.as_secs_f64() * 1e3,
+        share(t.median),
+        t.longest.as_secs_f64() * 1e3,
+        share(t.longest),
+        t.over,
+        rows.len()
     );
     Ok(())
 }

@@ -1,6 +1,6 @@
-//! `stonelab bench minimax` and `bench dqn`: the networks' speed on this machine (a value
-//! network at the leaves of alpha-beta, batched against one at a time; the Q-networks and the
-//! multi-game driver), measured by `learn::speed` and printed as tables.
+//! `stonelab bench minimax`, `bench dqn` and `bench az`: the networks' speed on this machine
+//! (a value network at the leaves of alpha-beta, batched against one at a time; the Q-networks,
+//! the multi-game driver and AlphaZero self-play), measured by `learn::speed`, as tables.
 
 use std::time::Duration;
 
@@ -53,6 +53,28 @@ pub fn minimax_bench(model: &std::path::Path, depth: u32, count: usize) -> Resul
             format!("{:.2}x slower per search", 1.0 / ratio.max(1e-9))
         }
     );
+    Ok(())
+}
+
+/// `stonelab bench az`.
+pub fn az_bench<G: game::Game>(seconds: f64) -> Result<()> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 600.0) {
+        bail!("--seconds must be within (0, 600]");
+    }
+    let arch = learn::alphazero::AlphaZeroConfig::for_game(G::ID, 1).arch;
+    outln!(
+        "AlphaZero self-play on {} ({}, the trainer's defaults)",
+        G::ID,
+        arch.label()
+    );
+    outln!("threads   games      positions/s      evaluations/s      batch");
+    for threads in [1, 2] {
+        for games in [1, 16, 64, 256] {
+            let (searched, evals, batch) =
+                learn::speed::az_self_play::<G>(games, threads, Duration::from_secs_f64(seconds))?;
+            outln!("{threads:>7} {games:>7} {searched:>16.1} {evals:>18.0} {batch:>10.1}");
+        }
+    }
     Ok(())
 }
 

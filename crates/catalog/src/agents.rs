@@ -46,6 +46,44 @@ pub trait CatalogGame: Game + Send + Sync + 'static {
     }
 }
 
+/// The most random openings [`match_openings`] draws.
+pub const MAX_RANDOM_OPENINGS: usize = 1000;
+
+/// A list of openings, where it comes from in words, and its text where it has one.
+pub type OpeningList<G> = (Vec<Opening<G>>, String, Option<&'static str>);
+
+/// The openings of a match that names no file or set: the arena's built-in balanced list where
+/// the game has one (with its text), else the game's own default openings, else `count`
+/// seeded uniformly random ones of `random_plies` plies (the game's default length unless
+/// given; given, they are used whatever the game has). With the list's source in words.
+///
+/// # Errors
+/// A message when the bundled list does not parse or no random opening leaves a game.
+pub fn match_openings<G: CatalogGame>(
+    random_plies: Option<usize>,
+    count: usize,
+    seed: u64,
+) -> Result<OpeningList<G>, String> {
+    let count = count.clamp(1, MAX_RANDOM_OPENINGS);
+    if random_plies.is_none() {
+        if let Some(list) = arena::builtin_openings::<G>().map_err(|e| e.to_string())? {
+            let text = Some(arena::OTHELLO8_OPENINGS);
+            return Ok((list, "built-in balanced list".into(), text));
+        }
+        if let Some((list, source)) = G::default_openings(count, seed) {
+            return Ok((list, source, None));
+        }
+    }
+    let plies = random_plies.unwrap_or_else(arena::default_random_plies::<G>);
+    let list = arena::random_openings::<G>(plies, count, seed);
+    if list.is_empty() {
+        return Err(format!(
+            "no random opening of {plies} plies leaves a game to play"
+        ));
+    }
+    Ok((list, format!("random, {plies} plies"), None))
+}
+
 /// Every agent name some game offers, with the games that offer it ("othello4, othello6"),
 /// from each game's own registry; worked out once per process.
 fn agents_elsewhere() -> &'static [(&'static str, String)] {
@@ -76,7 +114,7 @@ pub fn local_registry<G: CatalogGame>() -> Registry<G> {
 }
 
 /// The agents that play a trained model, which belongs to one game.
-pub(crate) const LEARNED: [&str; 2] = ["dqn", "q-mlp"];
+pub(crate) const LEARNED: [&str; 3] = ["dqn", "q-mlp", "az"];
 
 /// The app's opponent: alpha-beta for a second a move, exact whenever the endgame solves within
 /// three quarters of that (so it never gives away an endgame it could have solved).
@@ -567,14 +605,107 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
             Ok(Box::new(learn::QMlpAgent::<G>::new(net, spec.to_string())))
         }),
     );
+    register_az(registry);
     for name in [
         "dqn",
         "q-mlp",
+        learn::alphazero::AZ_ALGO,
         learn::value::CNN_ALGO,
         learn::value::MLP_ALGO,
     ] {
         registry.mark(name, &[("model", KeyKind::Model)]);
     }
+}
+
+/// The most simulations an `az` move may ask for.
+const AZ_MAX_SIMS: u64 = 100_000;
+
+/// `az:model=PATH`: an AlphaZero network (`stonelab train alphazero`) searched by PUCT or a
+/// Gumbel root, with the exact solver at Othello leaves near the end.
+fn register_az<G: Game + 'static>(registry: &mut Registry<G>) {
+    registry.register(
+        learn::alphazero::AZ_ALGO,
+        "an AlphaZero network (stonelab train alphazero) searched by PUCT over its policy and \
+         value, proven results propagated (MCTS-solver)",
+        &[
+            (
+                "model",
+                "the weights (.safetensors, with its .json card beside it), e.g. \
+                 models/othello6-az.safetensors",
+            ),
+            ("sims", "simulations per move (default 400; at most 100000)"),
+            (
+                "time",
+                "time per move, e.g. 500ms (sims, when given, caps it)",
+            ),
+            (
+                "gumbel",
+                "considered actions of a Gumbel root with sequential halving (0, the default: \
+                 PUCT at the root)",
+            ),
+            (
+                "solver",
+                "Othello: exact results at leaves with at most this many empties (default 10; 0: \
+                 off)",
+            ),
+        ],
+        Box::new(move |spec, seed| {
+            let bad = |key: &str, value: String, why: String| search::SpecError::BadValue {
+                agent: spec.name.clone(),
+                key: key.into(),
+                value,
+                why,
+            };
+            let path = spec
+                .get::<String>("model")?
+                .map(std::path::PathBuf::from)
+                .ok_or_else(|| {
+                    bad(
+                        "model",
+                        String::new(),
+                        "required: the .safetensors file of a trained model, e.g. \
+                         models/othello6-az.safetensors"
+                            .into(),
+                    )
+                })?;
+            let sims = spec.positive("sims")?;
+            if let Some(n) = sims.filter(|&n| n > AZ_MAX_SIMS) {
+                return Err(bad("sims", n.to_string(), format!("at most {AZ_MAX_SIMS}")));
+            }
+            let time = spec.duration("time")?;
+            let gumbel = spec.get::<usize>("gumbel")?.unwrap_or(0);
+            if gumbel > 512 {
+                return Err(bad("gumbel", gumbel.to_string(), "at most 512".into()));
+            }
+            let empties = spec.get::<u32>("solver")?.unwrap_or(10);
+            if empties > 20 {
+                return Err(bad(
+                    "solver",
+                    empties.to_string(),
+                    "at most 20 empties".into(),
+                ));
+            }
+            let (net, _, _) = learn::alphazero::PvNet::load::<G>(&path)
+                .map_err(|e| bad("model", path.display().to_string(), e.to_string()))?;
+            let config = search::PuctConfig {
+                sims: sims
+                    .map(|n| u32::try_from(n).unwrap_or(u32::MAX))
+                    .or(if time.is_some() { None } else { Some(400) }),
+                time,
+                gumbel: (gumbel > 0).then(|| search::GumbelRoot {
+                    considered: gumbel,
+                    ..search::GumbelRoot::default()
+                }),
+                ..search::PuctConfig::default()
+            };
+            let eval = Arc::new(learn::alphazero::PvEvaluator::<G>::new(&net));
+            let mut agent = search::PuctAgent::new(spec.to_string(), eval, config, seed);
+            if let Some(exact) = learn::alphazero::exact::exact_leaf::<G>(empties) {
+                agent = agent.with_exact(exact);
+            }
+            Ok(Box::new(agent))
+        }),
+    );
 }
 
 /// `dp` on 4x4: value iteration's move where the position is reachable from the start, the

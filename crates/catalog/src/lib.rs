@@ -10,7 +10,10 @@ mod gomocup;
 mod ids;
 pub mod models;
 
-pub use agents::{help, local_registry, othello4_values, CatalogGame};
+pub use agents::{
+    help, local_registry, match_openings, othello4_values, CatalogGame, OpeningList,
+    MAX_RANDOM_OPENINGS,
+};
 pub use bundled::BundledModels;
 pub use gomocup::{gomocup_factory, validate_gomocup_agent, GOMOCUP_SIZES};
 pub use ids::{GameId, UnknownGame};

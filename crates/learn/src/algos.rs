@@ -670,6 +670,8 @@ const ALPHAZERO_OPTIONS: &[&str] = &[
     "no_margin_head",
     "gate_games",
     "eval_sims",
+    "sample_reuse",
+    "temperature_plies",
 ];
 
 /// `stonelab train alphazero`.

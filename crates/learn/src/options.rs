@@ -381,6 +381,13 @@ pub struct TrainOptions {
     /// alphazero: simulations of the evaluation games (default 64).
     #[arg(long)]
     pub eval_sims: Option<u32>,
+    /// alphazero: how often each new sample is drawn for training on average (default 4).
+    #[arg(long)]
+    pub sample_reuse: Option<f32>,
+    /// alphazero: plies at the start of each game drawn in proportion to the visits (PUCT
+    /// roots; default 8).
+    #[arg(long)]
+    pub temperature_plies: Option<u32>,
 }
 
 /// Whose moves a competitive learner stores.
@@ -941,6 +948,8 @@ impl TrainOptions {
         c.solver_empties = self.solver_empties.unwrap_or(c.solver_empties);
         c.gate_games = self.gate_games.unwrap_or(c.gate_games);
         c.eval_sims = self.eval_sims.unwrap_or(c.eval_sims);
+        c.sample_reuse = self.sample_reuse.unwrap_or(c.sample_reuse);
+        c.temperature_plies = self.temperature_plies.unwrap_or(c.temperature_plies);
         c.batch = self.batch_size.unwrap_or(c.batch);
         c.learning_rate = self.lr.unwrap_or(c.learning_rate);
         if !game.starts_with("othello") && given("solver_empties") && c.solver_empties > 0 {

@@ -150,6 +150,79 @@ pub fn driver_positions_per_s<G: game::Game>(
     })
 }
 
+/// AlphaZero self-play on `G` with the `alphazero` trainer's defaults for it (its network,
+/// a 32-simulation Gumbel root, playout caps): `(searched positions/s, network evaluations/s,
+/// mean batch)` with `games` games at once on `threads` threads, for about `time` (whole
+/// rounds of `games` games, at least one).
+///
+/// # Errors
+/// [`SpeedError::Pool`] when the thread pool cannot be made, or a failed game.
+pub fn az_self_play<G: game::Game>(
+    games: usize,
+    threads: usize,
+    time: Duration,
+) -> Result<(f64, f64, f64), SpeedError> {
+    use crate::alphazero::{AlphaZeroConfig, PvEvaluator, PvNet};
+    use search::PolicyValue;
+    /// Counts the positions and batches the network sees.
+    struct Counted<'a, G: game::Game> {
+        net: &'a PvEvaluator<G>,
+        positions: std::sync::atomic::AtomicU64,
+        calls: std::sync::atomic::AtomicU64,
+    }
+    impl<G: game::Game> PolicyValue<G> for Counted<'_, G> {
+        fn policy_value(&self, positions: &[G]) -> Vec<search::PriorsValue> {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.positions.fetch_add(positions.len() as u64, Relaxed);
+            self.calls.fetch_add(1, Relaxed);
+            self.net.policy_value(positions)
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| SpeedError::Pool(e.to_string()))?;
+    pool.install(|| {
+        let mut config = AlphaZeroConfig::for_game(G::ID, 1);
+        config.concurrent = games.max(1);
+        let net = PvNet::new(
+            config.arch,
+            G::BOARD_SIZE,
+            G::NUM_ACTIONS,
+            1,
+            &Device::default(),
+        );
+        let eval = PvEvaluator::<G>::new(&net);
+        let counted = Counted {
+            net: &eval,
+            positions: 0.into(),
+            calls: 0.into(),
+        };
+        let exact = crate::alphazero::exact::exact_leaf::<G>(config.solver_empties);
+        let start = Instant::now();
+        let (mut round, mut searched) = (0usize, 0usize);
+        while start.elapsed() < time || round == 0 {
+            let first = round * config.concurrent;
+            let played = search::selfplay::self_play(
+                &G::start(),
+                first..first + config.concurrent,
+                1,
+                &counted,
+                &config.self_play(),
+                exact.as_ref(),
+                &mut |_| {},
+            )
+            .map_err(|e| SpeedError::Pool(e.to_string()))?;
+            searched += played.iter().map(|g| g.samples.len()).sum::<usize>();
+            round += 1;
+        }
+        let seconds = start.elapsed().as_secs_f64();
+        let evals = counted.positions.into_inner() as f64;
+        let calls = counted.calls.into_inner().max(1) as f64;
+        Ok((searched as f64 / seconds, evals / seconds, evals / calls))
+    })
+}
+
 /// One pass of [`value_minimax`]: the searches with their leaves evaluated one way.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LeafRun {

@@ -55,7 +55,11 @@ fn tiny(episodes: usize, gate: bool) -> RunConfig {
 fn run(root: &Path, config: &RunConfig, fresh: bool, keep_all: bool) -> Result<(), RunError> {
     let (dir, config, from) = if fresh {
         let dir = RunDir::create(root, false)?;
-        let dir = if keep_all { dir.keeping(usize::MAX) } else { dir };
+        let dir = if keep_all {
+            dir.keeping(usize::MAX)
+        } else {
+            dir
+        };
         dir.write_config(config)?;
         (dir, config.clone(), None)
     } else {
@@ -104,7 +108,10 @@ fn checkpoints(root: &Path) -> Vec<String> {
 
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read dir").filter_map(Result::ok) {
+    for entry in std::fs::read_dir(from)
+        .expect("read dir")
+        .filter_map(Result::ok)
+    {
         let target = to.join(entry.file_name());
         if entry.path().is_dir() {
             copy_tree(&entry.path(), &target);
@@ -162,7 +169,10 @@ fn the_same_seed_writes_the_same_model_bytes_and_the_model_loads_back() {
     let out = eval.policy_value(&[Othello4::new()]);
     let sum: f32 = out[0].priors.iter().sum();
     assert!((sum - 1.0).abs() < 1e-4);
-    assert!(PvNet::load::<othello::Othello6>(&path).is_err(), "a 4x4 model is no 6x6 model");
+    assert!(
+        PvNet::load::<othello::Othello6>(&path).is_err(),
+        "a 4x4 model is no 6x6 model"
+    );
 }
 
 #[test]
@@ -171,7 +181,9 @@ fn a_damaged_window_file_is_refused_and_the_run_falls_back_to_the_checkpoint_bef
     let config = tiny(3, false);
     run(&root, &config, true, false).expect("run");
     let all = checkpoints(&root);
-    let newest = root.join(CHECKPOINTS).join(all.last().expect("a checkpoint"));
+    let newest = root
+        .join(CHECKPOINTS)
+        .join(all.last().expect("a checkpoint"));
     let window = newest.join("window.bin");
     let mut bytes = std::fs::read(&window).expect("window");
     let mid = bytes.len() / 2;

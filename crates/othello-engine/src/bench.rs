@@ -51,6 +51,30 @@ impl EndgameReport {
     }
 }
 
+/// The FFO positions a `FIRST-LAST` range (or one number) names, checked to be within 1..=59.
+///
+/// # Errors
+/// A message naming what is wrong with the range.
+pub fn ffo_range(text: &str) -> Result<RangeInclusive<usize>, String> {
+    let (a, b) = text.split_once('-').unwrap_or((text, text));
+    let (Ok(a), Ok(b)) = (a.trim().parse::<usize>(), b.trim().parse::<usize>()) else {
+        return Err(format!(
+            "bad range {text:?}: expected FIRST-LAST such as 20-39"
+        ));
+    };
+    if a < 1 || b > 59 {
+        return Err(format!(
+            "bad range {text:?}: FFO positions are numbered 1 to 59"
+        ));
+    }
+    if a > b {
+        return Err(format!(
+            "bad range {text:?}: the first position comes after the last"
+        ));
+    }
+    Ok(a..=b)
+}
+
 /// Solves FFO positions `range` (numbers within 1..=59; others are skipped) one by one with a
 /// solver of `2^table_bits` entries on `threads` threads, cleared before each, calling `on_row`
 /// after each.

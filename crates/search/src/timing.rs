@@ -105,3 +105,32 @@ pub fn thinking_times<G: Game>(
     }
     Ok(rows)
 }
+
+/// How long an agent thought over a set of searches, against its limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThinkSummary {
+    /// The mean think.
+    pub mean: Duration,
+    /// The median think.
+    pub median: Duration,
+    /// The longest think.
+    pub longest: Duration,
+    /// Thinks over the limit.
+    pub over: usize,
+}
+
+impl ThinkSummary {
+    /// The summary of `rows` against `limit` (`None` for no rows).
+    #[must_use]
+    pub fn of(rows: &[Timed], limit: Duration) -> Option<ThinkSummary> {
+        let mut sorted: Vec<Duration> = rows.iter().map(|r| r.took).collect();
+        sorted.sort();
+        let n = u32::try_from(sorted.len()).ok().filter(|&n| n > 0)?;
+        Some(ThinkSummary {
+            mean: sorted.iter().sum::<Duration>() / n,
+            median: sorted[sorted.len() / 2],
+            longest: *sorted.last()?,
+            over: sorted.iter().filter(|&&t| t > limit).count(),
+        })
+    }
+}

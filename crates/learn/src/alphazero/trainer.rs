@@ -281,10 +281,9 @@ impl<G: Game> AzGame<G> {
 
     fn from_self_play(game: &SelfPlayGame<G>) -> Result<Self, String> {
         let mut targets = Vec::new();
-        let mut ply = 0usize;
         let mut samples = game.samples.iter();
         let mut pos = G::start();
-        for &mv in &game.moves {
+        for (ply, &mv) in game.moves.iter().enumerate() {
             if pos.forced_pass().is_none() {
                 if let Some(s) = samples.next() {
                     if s.full {
@@ -300,7 +299,6 @@ impl<G: Game> AzGame<G> {
                 }
             }
             pos = pos.play_unchecked(mv);
-            ply += 1;
         }
         Self::rebuild(game.moves.clone(), targets)
     }
