@@ -672,6 +672,7 @@ const ALPHAZERO_OPTIONS: &[&str] = &[
     "eval_sims",
     "sample_reuse",
     "temperature_plies",
+    "random_opening",
 ];
 
 /// `stonelab train alphazero`.

@@ -381,6 +381,10 @@ pub struct TrainOptions {
     /// alphazero: simulations of the evaluation games (default 64).
     #[arg(long)]
     pub eval_sims: Option<u32>,
+    /// alphazero: each self-play game opens with 0 to this many random moves, not trained on
+    /// (default: othello4 8, else 0).
+    #[arg(long)]
+    pub random_opening: Option<u32>,
     /// alphazero: how often each new sample is drawn for training on average (default 4).
     #[arg(long)]
     pub sample_reuse: Option<f32>,
@@ -949,6 +953,7 @@ impl TrainOptions {
         c.gate_games = self.gate_games.unwrap_or(c.gate_games);
         c.eval_sims = self.eval_sims.unwrap_or(c.eval_sims);
         c.sample_reuse = self.sample_reuse.unwrap_or(c.sample_reuse);
+        c.random_opening = self.random_opening.unwrap_or(c.random_opening);
         c.temperature_plies = self.temperature_plies.unwrap_or(c.temperature_plies);
         c.batch = self.batch_size.unwrap_or(c.batch);
         c.learning_rate = self.lr.unwrap_or(c.learning_rate);

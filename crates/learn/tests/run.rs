@@ -37,7 +37,24 @@ fn tiny(algo: &str, game: &str, episodes: usize) -> RunConfig {
         eval_games: 6,
         checkpoint_every: 8,
         opponent: "random".into(),
-        settings: if algo == "q-mlp" {
+        settings: if algo == "alphazero" {
+            let mut az = learn::alphazero::AlphaZeroConfig::for_game(game, 5);
+            az.arch = learn::alphazero::PvArch {
+                blocks: 1,
+                channels: 8,
+                margin_head: true,
+            };
+            az.games = 2;
+            az.concurrent = 2;
+            az.sims = 6;
+            az.fast_sims = 2;
+            az.full_share = 0.5;
+            az.batch = 16;
+            az.window = 100;
+            az.eval_sims = 4;
+            az.solver_empties = 3;
+            AlgoSettings::AlphaZero(az)
+        } else if algo == "q-mlp" {
             AlgoSettings::QMlp(QMlpSettings {
                 games_per_epoch: 4,
                 gamma: 0.99,
@@ -144,7 +161,13 @@ fn checkpoints(root: &Path) -> Vec<String> {
 
 #[test]
 fn every_trainer_resumes_from_every_kept_checkpoint_like_an_uninterrupted_run() {
-    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
+    for algo in [
+        "dqn",
+        "dqn-self-play",
+        "dqn-competitive",
+        "q-mlp",
+        "alphazero",
+    ] {
         let whole = folder(&format!("{algo}-whole"));
         run::<Othello4>(&whole, &tiny(algo, "othello4", 32), true).expect("uninterrupted");
         let expected = logs(&whole);
@@ -163,7 +186,12 @@ fn every_trainer_resumes_from_every_kept_checkpoint_like_an_uninterrupted_run() 
             .expect("card"),
         )
         .expect("json");
-        assert_eq!(card["algo"], if algo == "q-mlp" { "q-mlp" } else { "dqn" });
+        let want = match algo {
+            "q-mlp" => "q-mlp",
+            "alphazero" => "az",
+            _ => "dqn",
+        };
+        assert_eq!(card["algo"], want);
         if algo == "dqn-self-play" {
             assert_eq!(card["config"]["encoding"], "seed", "{card}");
         }
@@ -393,7 +421,13 @@ fn q_table_runs_write_their_curve_and_repeat_exactly() {
 /// trainer.
 #[test]
 fn the_same_seed_writes_the_same_model_bytes() {
-    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
+    for algo in [
+        "dqn",
+        "dqn-self-play",
+        "dqn-competitive",
+        "q-mlp",
+        "alphazero",
+    ] {
         let files = |name: &str| {
             let root = folder(&format!("{algo}-{name}"));
             run::<Othello4>(&root, &tiny(algo, "othello4", 16), true).expect("run");
@@ -500,7 +534,13 @@ fn a_cut_evaluation_log_is_refused_on_resume() {
 /// total of episodes is a resume. For every trainer.
 #[test]
 fn a_config_changed_since_the_checkpoint_is_refused_on_resume() {
-    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
+    for algo in [
+        "dqn",
+        "dqn-self-play",
+        "dqn-competitive",
+        "q-mlp",
+        "alphazero",
+    ] {
         let root = folder(&format!("{algo}-edited"));
         let config = tiny(algo, "othello4", 16);
         run::<Othello4>(&root, &config, true).expect("run");
@@ -517,6 +557,9 @@ fn a_config_changed_since_the_checkpoint_is_refused_on_resume() {
                 channels: 16,
             };
             "dqn.arch.channels: 8 in the checkpoint, 16 now"
+        } else if let AlgoSettings::AlphaZero(a) = &mut edited.settings {
+            a.arch.channels = 16;
+            "alphazero.arch.channels: 8 in the checkpoint, 16 now"
         } else {
             unreachable!()
         };
@@ -602,7 +645,13 @@ fn copy_tree(from: &Path, to: &Path) {
 /// then resumed to the end; every copy must end with the uninterrupted run's logs.
 #[test]
 fn every_trainer_resumes_from_every_checkpoint_of_a_run() {
-    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
+    for algo in [
+        "dqn",
+        "dqn-self-play",
+        "dqn-competitive",
+        "q-mlp",
+        "alphazero",
+    ] {
         let mut config = tiny(algo, "othello4", 40);
         config.eval_every = 12;
         let whole = folder(&format!("{algo}-every"));
@@ -710,7 +759,13 @@ fn flip_bytes(path: &Path) {
 /// run's logs and models (weights and cards, byte for byte).
 #[test]
 fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older_one() {
-    for algo in ["dqn", "dqn-self-play", "dqn-competitive", "q-mlp"] {
+    for algo in [
+        "dqn",
+        "dqn-self-play",
+        "dqn-competitive",
+        "q-mlp",
+        "alphazero",
+    ] {
         let whole = folder(&format!("{algo}-fallback-whole"));
         run::<Othello4>(&whole, &tiny(algo, "othello4", 24), true).expect("uninterrupted");
         let expected = logs(&whole);
@@ -744,6 +799,8 @@ fn a_damaged_newest_checkpoint_is_passed_over_and_resume_falls_back_to_the_older
             15
         } else if algo == "dqn" || algo == "dqn-self-play" {
             9
+        } else if algo == "alphazero" {
+            7
         } else {
             6
         };

@@ -35,6 +35,10 @@ pub struct SelfPlayConfig {
     pub concurrent: usize,
     /// Cut a game after this many plies (`None`: play it out).
     pub max_plies: Option<usize>,
+    /// Each game opens with a number of uniformly random moves drawn from this range (both
+    /// ends included; `None`: none), played but not searched, so that the games cover more
+    /// of the positions than the start's neighbourhood.
+    pub random_opening: Option<(u32, u32)>,
 }
 
 impl Default for SelfPlayConfig {
@@ -45,6 +49,7 @@ impl Default for SelfPlayConfig {
             temperature_plies: 0,
             concurrent: 64,
             max_plies: None,
+            random_opening: None,
         }
     }
 }
@@ -69,6 +74,8 @@ pub struct SelfPlayGame<G: Game> {
     pub index: usize,
     /// Every move from the start, forced passes included.
     pub moves: Vec<G::Move>,
+    /// How many of the first moves were the random opening (not searched).
+    pub opening: usize,
     /// Every searched position (forced passes are not searched).
     pub samples: Vec<Sample<G>>,
     /// How it ended (`None`: cut by the ply limit).
@@ -126,6 +133,7 @@ pub fn self_play<G: Game>(
             game: SelfPlayGame {
                 index,
                 moves: Vec::new(),
+                opening: 0,
                 samples: Vec::new(),
                 outcome: None,
                 sims: 0,
@@ -139,7 +147,7 @@ pub fn self_play<G: Game>(
         while slots.len() < config.concurrent.max(1) && next < games.end {
             let mut slot = new_slot(next);
             next += 1;
-            if settle(&mut slot, config) {
+            if open(&mut slot, config) || settle(&mut slot, config) {
                 finish(slot, &mut done, on_game);
             } else {
                 slots.push(slot);
@@ -191,6 +199,26 @@ pub fn self_play<G: Game>(
     }
     done.sort_by_key(|g| g.index);
     Ok(done)
+}
+
+/// Plays the slot's random opening; true when the game ended in it.
+fn open<G: Game>(slot: &mut Slot<G>, config: &SelfPlayConfig) -> bool {
+    let Some((lo, hi)) = config.random_opening else {
+        return false;
+    };
+    let plies = slot.rng.random_range(lo.min(hi)..=hi.max(lo));
+    for _ in 0..plies {
+        let moves = slot.pos.legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        let mv = moves[slot.rng.random_range(0..moves.len())];
+        slot.game.moves.push(mv);
+        slot.pos = slot.pos.play_unchecked(mv);
+    }
+    slot.game.opening = slot.game.moves.len();
+    slot.game.outcome = slot.pos.outcome();
+    slot.game.outcome.is_some()
 }
 
 /// Starts the search of the slot's position: full or cheap, with the matching settings.

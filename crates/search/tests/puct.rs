@@ -350,6 +350,7 @@ mod self_play {
             temperature_plies: 6,
             concurrent,
             max_plies: None,
+            random_opening: Some((0, 3)),
         }
     }
 
@@ -435,7 +436,8 @@ mod self_play {
             }
             assert_eq!(pos.outcome(), g.outcome);
             assert!(g.outcome.is_some());
-            assert_eq!(g.samples.len(), g.moves.len());
+            assert_eq!(g.samples.len(), g.moves.len() - g.opening);
+            assert!(g.opening <= 3);
             full += g.samples.iter().filter(|s| s.full).count();
             all += g.samples.len();
         }
@@ -467,8 +469,8 @@ mod self_play {
             .sum();
         assert!(passes > 0, "40 games of 4x4 without a pass");
         for g in &games {
-            let searched =
-                g.moves.len() - g.moves.iter().filter(|m| Othello4::is_pass(**m)).count();
+            let after = &g.moves[g.opening..];
+            let searched = after.len() - after.iter().filter(|m| Othello4::is_pass(**m)).count();
             assert_eq!(g.samples.len(), searched);
             assert!(g.samples.iter().all(|s| s.pos.forced_pass().is_none()));
         }

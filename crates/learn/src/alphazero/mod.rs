@@ -3,6 +3,7 @@
 //! replay window of the full searches' targets, and minibatch AdamW on policy, value and margin.
 
 pub mod exact;
+pub mod exactness;
 pub mod net;
 mod trainer;
 

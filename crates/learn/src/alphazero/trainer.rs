@@ -53,6 +53,10 @@ pub struct AlphaZeroConfig {
     pub temperature_plies: u32,
     /// Othello: the exact solver at leaves with at most this many empties (0: off).
     pub solver_empties: u32,
+    /// Each self-play game opens with 0 to this many uniformly random moves, not trained on
+    /// (0: none), so the games reach more positions than the start's neighbourhood.
+    #[serde(default)]
+    pub random_opening: u32,
     /// Positions the replay window keeps (the oldest games go first).
     pub window: usize,
     /// Positions per minibatch.
@@ -109,6 +113,7 @@ impl AlphaZeroConfig {
             noise_frac: 0.25,
             temperature_plies: 8,
             solver_empties: if id.starts_with("othello") { 8 } else { 0 },
+            random_opening: if small { 8 } else { 0 },
             window: if small { 20_000 } else { 50_000 },
             batch: 256,
             sample_reuse: 4.0,
@@ -141,6 +146,7 @@ impl AlphaZeroConfig {
         within("fast sims", self.fast_sims as usize, 1, 100_000)?;
         within("gumbel", self.gumbel, 0, 512)?;
         within("solver empties", self.solver_empties as usize, 0, 20)?;
+        within("random opening", self.random_opening as usize, 0, 400)?;
         within("window", self.window, 1, 10_000_000)?;
         within("batch", self.batch, 1, 65_536)?;
         within("gate games", self.gate_games, 0, 10_000)?;
@@ -219,6 +225,7 @@ impl AlphaZeroConfig {
             temperature_plies: self.temperature_plies,
             concurrent: self.concurrent,
             max_plies: None,
+            random_opening: (self.random_opening > 0).then_some((0, self.random_opening)),
         }
     }
 }
@@ -284,7 +291,7 @@ impl<G: Game> AzGame<G> {
         let mut samples = game.samples.iter();
         let mut pos = G::start();
         for (ply, &mv) in game.moves.iter().enumerate() {
-            if pos.forced_pass().is_none() {
+            if ply >= game.opening && pos.forced_pass().is_none() {
                 if let Some(s) = samples.next() {
                     if s.full {
                         let sparse: Vec<(u16, f32)> = s
