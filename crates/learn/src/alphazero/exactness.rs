@@ -117,12 +117,14 @@ pub struct KeptValue {
     pub kept: usize,
 }
 
-/// Of the moves `mover` played in `games` (each a start and its moves), those that keep the
-/// exact win-draw-loss value, decided by the solver.
+/// Of the moves `mover` played in `games` (each a start and its moves) with a choice and at
+/// most `max_empties` empty squares, those that keep the exact win-draw-loss value, decided
+/// by the solver (one solver for all, so each game's later positions reuse its table).
 #[must_use]
 pub fn kept_value<const N: usize>(
     games: &[(Othello<N>, Vec<othello::Move>)],
     mover: Option<Color>,
+    max_empties: u32,
     table_bits: u32,
 ) -> KeptValue
 where
@@ -134,7 +136,9 @@ where
         let mut pos = *start;
         for &mv in moves {
             let choice = pos.legal_moves().len() > 1;
-            if choice && mover.is_none_or(|c| c == pos.side_to_move()) {
+            let (b, w) = pos.counts();
+            let empties = (N * N) as u32 - b - w;
+            if choice && empties <= max_empties && mover.is_none_or(|c| c == pos.side_to_move()) {
                 let before = solver.solve_wld(&pos).score.signum();
                 let after = pos.play_unchecked(mv);
                 let after_value = -solver.solve_wld(&after).score.signum();
