@@ -10,7 +10,8 @@ use std::path::Path;
 use common::{stonelab, TempDir};
 
 /// Every experiment `reproduce --list` must show.
-const EXPERIMENTS: [&str; 9] = [
+const EXPERIMENTS: [&str; 10] = [
+    "az-othello6",
     "omok-attack-sweep",
     "omok-tables",
     "omok-self-play",
