@@ -48,8 +48,8 @@ pub use eval::{terminal_score, Evaluator, FnEvaluator, ZeroEvaluator, WIN};
 pub use mcts::{Mcts, MctsConfig, Rollout, DEFAULT_TREE_BYTES};
 pub use policy::{masked_softmax, PolicyValue, PriorsValue, UniformPolicy};
 pub use puct::{
-    search_together, ExactLeaf, GumbelRoot, Puct, PuctAgent, PuctConfig, PuctPlayers, RootNoise,
-    SearchResult,
+    search_together, step_together, ExactLeaf, GumbelRoot, Puct, PuctAgent, PuctConfig,
+    PuctPlayers, RootNoise, SearchResult,
 };
 pub use registry::{AgentBuilder, AgentInfo, KeyKind, Registry};
 pub use score::{Score, ScoreScale, MATE_WINDOW};

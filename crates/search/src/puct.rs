@@ -958,31 +958,41 @@ pub fn search_together<G: Game>(
     net: &dyn PolicyValue<G>,
 ) -> Result<(), AgentError> {
     let mut batch: Vec<G> = Vec::new();
-    let mut counts: Vec<usize> = Vec::with_capacity(trees.len());
-    loop {
-        batch.clear();
-        counts.clear();
-        for tree in trees.iter_mut() {
-            counts.push(tree.gather(&mut batch));
-        }
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let evals = net.policy_value(&batch);
-        if evals.len() != batch.len() {
-            return Err(AgentError::Failed(format!(
-                "the network gave {} evaluations for {} positions",
-                evals.len(),
-                batch.len()
-            )));
-        }
-        let mut at = 0;
-        for (tree, &n) in trees.iter_mut().zip(&counts) {
-            tree.feed(&evals[at..at + n])
-                .map_err(|e| AgentError::Failed(e.to_string()))?;
-            at += n;
-        }
+    while step_together(trees, net, &mut batch)? {}
+    Ok(())
+}
+
+/// One step of many searches: the leaves every tree needs now go to `net` in one batch
+/// (`batch` is scratch space), and each tree gets its answers. False when no tree needed any
+/// (every search is done).
+///
+/// # Errors
+/// [`AgentError::Failed`] when the network answers a different number of positions.
+pub fn step_together<G: Game>(
+    trees: &mut [&mut Puct<G>],
+    net: &dyn PolicyValue<G>,
+    batch: &mut Vec<G>,
+) -> Result<bool, AgentError> {
+    batch.clear();
+    let counts: Vec<usize> = trees.iter_mut().map(|t| t.gather(batch)).collect();
+    if batch.is_empty() {
+        return Ok(false);
     }
+    let evals = net.policy_value(batch);
+    if evals.len() != batch.len() {
+        return Err(AgentError::Failed(format!(
+            "the network gave {} evaluations for {} positions",
+            evals.len(),
+            batch.len()
+        )));
+    }
+    let mut at = 0;
+    for (tree, &n) in trees.iter_mut().zip(&counts) {
+        tree.feed(&evals[at..at + n])
+            .map_err(|e| AgentError::Failed(e.to_string()))?;
+        at += n;
+    }
+    Ok(true)
 }
 
 /// The PUCT player: one tree over a shared network.

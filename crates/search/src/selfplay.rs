@@ -8,7 +8,7 @@ use game::{Game, Outcome};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-use crate::puct::{ExactLeaf, Puct, PuctConfig, SearchResult};
+use crate::puct::{step_together, ExactLeaf, Puct, PuctConfig, SearchResult};
 use crate::{AgentError, Budget, PolicyValue};
 
 /// Playout-cap randomisation (KataGo): most moves get a cheap search without noise and are not
@@ -142,7 +142,6 @@ pub fn self_play<G: Game>(
         }
     };
     let mut batch: Vec<G> = Vec::new();
-    let mut counts: Vec<usize> = Vec::new();
     loop {
         while slots.len() < config.concurrent.max(1) && next < games.end {
             let mut slot = new_slot(next);
@@ -156,31 +155,16 @@ pub fn self_play<G: Game>(
         if slots.is_empty() {
             break;
         }
-        batch.clear();
-        counts.clear();
-        for slot in &mut slots {
-            if slot.searching.is_none() {
-                begin(slot, config);
-            }
-            counts.push(slot.tree.gather(&mut batch));
-        }
-        if !batch.is_empty() {
-            let evals = net.policy_value(&batch);
-            if evals.len() != batch.len() {
-                return Err(AgentError::Failed(format!(
-                    "the network gave {} evaluations for {} positions",
-                    evals.len(),
-                    batch.len()
-                )));
-            }
-            let mut at = 0;
-            for (slot, &n) in slots.iter_mut().zip(&counts) {
-                slot.tree
-                    .feed(&evals[at..at + n])
-                    .map_err(|e| AgentError::Failed(e.to_string()))?;
-                at += n;
-            }
-        }
+        let mut trees: Vec<&mut Puct<G>> = slots
+            .iter_mut()
+            .map(|slot| {
+                if slot.searching.is_none() {
+                    begin(slot, config);
+                }
+                &mut slot.tree
+            })
+            .collect();
+        step_together(&mut trees, net, &mut batch)?;
         let mut k = 0;
         while k < slots.len() {
             if slots[k].tree.done() {
