@@ -654,40 +654,53 @@ fn every_trainer_resumes_from_every_checkpoint_of_a_run() {
     ] {
         let mut config = tiny(algo, "othello4", 40);
         config.eval_every = 12;
-        let whole = folder(&format!("{algo}-every"));
-        {
-            let dir = RunDir::create(&whole, false)
-                .expect("dir")
-                .keeping(usize::MAX);
-            dir.write_config(&config).expect("config");
-            let mut trainer = build_trainer::<Othello4>(&config, None).expect("trainer");
-            let evals = [Opponent {
-                name: "random".into(),
-                make: Box::new(random::<Othello4>),
-            }];
-            train(
-                &dir,
-                &config,
-                trainer.as_mut(),
-                &random::<Othello4>,
-                &evals,
-                &mut |_| {},
-            )
-            .expect("uninterrupted");
+        resumes_from_every_checkpoint(algo, &config);
+    }
+    // AlphaZero with a gate: its best network and promotions are in the checkpoints too.
+    let mut config = tiny("alphazero", "othello4", 6);
+    if let AlgoSettings::AlphaZero(a) = &mut config.settings {
+        a.gate_games = 2;
+    }
+    config.checkpoint_every = 1;
+    config.eval_every = 3;
+    resumes_from_every_checkpoint("alphazero-gate", &config);
+}
+
+/// The body of [`every_trainer_resumes_from_every_checkpoint_of_a_run`] for one run.
+fn resumes_from_every_checkpoint(label: &str, config: &RunConfig) {
+    let whole = folder(&format!("{label}-every"));
+    {
+        let dir = RunDir::create(&whole, false)
+            .expect("dir")
+            .keeping(usize::MAX);
+        dir.write_config(config).expect("config");
+        let mut trainer = build_trainer::<Othello4>(config, None).expect("trainer");
+        let evals = [Opponent {
+            name: "random".into(),
+            make: Box::new(random::<Othello4>),
+        }];
+        train(
+            &dir,
+            config,
+            trainer.as_mut(),
+            &random::<Othello4>,
+            &evals,
+            &mut |_| {},
+        )
+        .expect("uninterrupted");
+    }
+    let expected = logs(&whole);
+    let all = checkpoints(&whole);
+    assert!(all.len() >= 5, "{label}: {all:?}");
+    for (k, keep) in all.iter().enumerate() {
+        let part = folder(&format!("{label}-every-{keep}"));
+        copy_tree(&whole, &part);
+        for later in &all[k + 1..] {
+            std::fs::remove_dir_all(part.join(CHECKPOINTS).join(later)).expect("remove");
         }
-        let expected = logs(&whole);
-        let all = checkpoints(&whole);
-        assert!(all.len() >= 5, "{algo}: {all:?}");
-        for (k, keep) in all.iter().enumerate() {
-            let part = folder(&format!("{algo}-every-{keep}"));
-            copy_tree(&whole, &part);
-            for later in &all[k + 1..] {
-                std::fs::remove_dir_all(part.join(CHECKPOINTS).join(later)).expect("remove");
-            }
-            run::<Othello4>(&part, &config, false).expect("resumed");
-            assert_eq!(logs(&part), expected, "{algo} resumed from {keep}");
-            let _ = std::fs::remove_dir_all(&part);
-        }
+        run::<Othello4>(&part, config, false).expect("resumed");
+        assert_eq!(logs(&part), expected, "{label} resumed from {keep}");
+        let _ = std::fs::remove_dir_all(&part);
     }
 }
 
