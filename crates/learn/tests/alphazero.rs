@@ -25,9 +25,7 @@ fn the_bundled_4x4_model_loads_back_and_is_no_6x6_model() {
         let is_legal = legal.iter().any(|&m| Othello4::action_index(m) == a);
         assert!(is_legal || *p == 0.0, "prior on illegal action {a}");
     }
-    let e = PvNet::load::<othello::Othello6>(&path)
-        .err()
-        .expect("refused");
+    let e = PvNet::load::<othello::Othello6>(&path).expect_err("refused");
     assert!(e.to_string().contains("othello4"), "{e}");
 }
 
