@@ -129,21 +129,31 @@ pub struct SearchResult<M> {
     pub value: f32,
     /// The proven result for the side to move, where the solver found one.
     pub proven: Option<i8>,
+    /// The proven result of each root move for the side to move, in `visits` order.
+    pub move_proofs: Vec<Option<i8>>,
     /// Simulations run in this search.
     pub sims: u32,
 }
 
 impl<M: Copy> SearchResult<M> {
-    /// A move drawn with probability proportional to `visits^(1/temperature)`; the best move
-    /// at temperature 0 (and for a Gumbel search, whose choice is already a draw).
+    /// A move drawn with probability proportional to `visits^(1/temperature)`, never a move
+    /// proven lost; the best move at temperature 0, when the root is proven (a draw could throw
+    /// the proven result away), and for a Gumbel search, whose choice is already a draw.
     pub fn sample(&self, temperature: f32, rng: &mut ChaCha8Rng) -> M {
-        if temperature <= 0.0 || self.visits.iter().all(|&(_, n)| n == 0) {
+        if temperature <= 0.0 || self.proven.is_some() || self.visits.iter().all(|&(_, n)| n == 0) {
             return self.best;
         }
         let weights: Vec<f64> = self
             .visits
             .iter()
-            .map(|&(_, n)| f64::from(n).powf(1.0 / f64::from(temperature)))
+            .zip(&self.move_proofs)
+            .map(|(&(_, n), proof)| {
+                if *proof == Some(-1) {
+                    0.0
+                } else {
+                    f64::from(n).powf(1.0 / f64::from(temperature))
+                }
+            })
             .collect();
         let total: f64 = weights.iter().sum();
         if !total.is_finite() || total <= 0.0 {
@@ -336,7 +346,14 @@ impl<G: Game> Puct<G> {
     /// when `pos` is its root or one or two moves below it (with `reuse`); else it starts
     /// afresh.
     pub fn start(&mut self, pos: &G, budget: &Budget) {
-        self.inflight.clear();
+        // Leaves still in flight (a search cut by an error) give back their virtual losses.
+        for leaf in std::mem::take(&mut self.inflight) {
+            for &n in &leaf.path {
+                if let Some(node) = self.nodes.get_mut(n) {
+                    node.pending = node.pending.saturating_sub(1);
+                }
+            }
+        }
         self.gumbel = None;
         self.prepared = false;
         if !(self.config.reuse && self.reroot(pos)) {
@@ -399,6 +416,7 @@ impl<G: Game> Puct<G> {
         let mut root = self.nodes[new_root].clone();
         root.mv = None;
         root.prior = 1.0;
+        root.pending = 0;
         nodes.push(root);
         let mut queue = VecDeque::from([(new_root, 0usize)]);
         while let Some((old, new)) = queue.pop_front() {
@@ -448,16 +466,21 @@ impl<G: Game> Puct<G> {
                     l + g
                 })
                 .collect();
-            let m = cfg.considered.max(1).min(priors.len());
-            let mut order: Vec<usize> = (0..priors.len()).collect();
-            order.sort_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
-            order.truncate(m);
-            let phases = (usize::BITS - (m.max(2) - 1).leading_zeros()).max(1);
-            let budget = if self.target == u32::MAX {
+            let budget_now = if self.target == u32::MAX {
                 DEFAULT_SIMS
             } else {
                 self.target.saturating_sub(self.started)
             };
+            let m = cfg
+                .considered
+                .max(1)
+                .min(priors.len())
+                .min(budget_now.max(1) as usize);
+            let mut order: Vec<usize> = (0..priors.len()).collect();
+            order.sort_by(|&a, &b| base[b].total_cmp(&base[a]).then(a.cmp(&b)));
+            order.truncate(m);
+            let phases = (usize::BITS - (m.max(2) - 1).leading_zeros()).max(1);
+            let budget = budget_now;
             self.gumbel = Some(GumbelState {
                 base,
                 logits,
@@ -867,11 +890,17 @@ impl<G: Game> Puct<G> {
                 .filter(|&i| proofs[i] != -1)
                 .collect();
             let pool = if live.is_empty() { &g.remaining } else { &live };
-            pool.iter().copied().max_by(|&a, &b| {
-                (g.base[a] + scores[a])
-                    .total_cmp(&(g.base[b] + scores[b]))
-                    .then(b.cmp(&a))
-            })
+            // Among the most visited of them (a search cut inside a phase leaves some
+            // unvisited, valued only by the mixed value).
+            let top = pool.iter().map(|&i| visits[i].1).max().unwrap_or(0);
+            pool.iter()
+                .copied()
+                .filter(|&i| visits[i].1 == top)
+                .max_by(|&a, &b| {
+                    (g.base[a] + scores[a])
+                        .total_cmp(&(g.base[b] + scores[b]))
+                        .then(b.cmp(&a))
+                })
         } else {
             most_visited(&|i| proofs[i] != -1).or_else(|| most_visited(&|_| true))
         }
@@ -920,6 +949,7 @@ impl<G: Game> Puct<G> {
             policy,
             value,
             proven,
+            move_proofs: proofs.iter().map(|&p| (p != OPEN).then_some(p)).collect(),
             sims: self.started,
         })
     }

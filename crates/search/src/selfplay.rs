@@ -103,7 +103,9 @@ struct Slot<G: Game> {
 /// Plays games `games` (their numbers) of self-play from `start` with `net`,
 /// `config.concurrent` at a time; game `k`'s searches and draws come from
 /// [`game_seed`]`(seed, k, ..)` alone, so the games are the same whatever `concurrent` is and
-/// however a set of games is split into calls. `on_game` hears of each game as it ends (in the
+/// however a set of games is split into calls, given a network whose answer for a position
+/// does not depend on the batch it comes in (a CPU network's float sums may differ in the
+/// last bits between batch sizes; with the same settings a run is always the same). `on_game` hears of each game as it ends (in the
 /// order they end); the games come back in index order.
 ///
 /// # Errors
@@ -164,7 +166,11 @@ pub fn self_play<G: Game>(
                 &mut slot.tree
             })
             .collect();
-        step_together(&mut trees, net, &mut batch)?;
+        if !step_together(&mut trees, net, &mut batch)? && trees.iter().any(|t| !t.done()) {
+            return Err(AgentError::Failed(
+                "a self-play search asked for no position and did not end".into(),
+            ));
+        }
         let mut k = 0;
         while k < slots.len() {
             if slots[k].tree.done() {

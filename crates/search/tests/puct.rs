@@ -515,3 +515,40 @@ fn batched_players_in_the_driver_play_the_games_of_agents_one_at_a_time() {
     assert_eq!(together, alone);
     assert!(together.iter().all(|p| p.end.is_over()));
 }
+
+#[test]
+fn a_gumbel_search_cut_short_plays_a_move_it_visited() {
+    for sims in [2, 5, 9] {
+        let mut tree = Puct::<Gomoku9>::new(gumbel(sims, true), 3);
+        searched(std::slice::from_mut(&mut tree), &[Gomoku9::start()]);
+        let r = tree.result().unwrap();
+        let visits = r.visits.iter().find(|v| v.0 == r.best).map_or(0, |v| v.1);
+        assert!(
+            visits > 0,
+            "{sims} simulations: {} was never visited",
+            r.best
+        );
+    }
+}
+
+#[test]
+fn drawn_moves_are_never_proven_losses_and_a_proven_root_plays_its_best() {
+    use rand::SeedableRng;
+    let moves = Othello6::new().legal_moves();
+    let mut r = search::SearchResult {
+        best: moves[0],
+        visits: vec![(moves[0], 10), (moves[1], 90)],
+        policy: vec![0.0; Othello6::NUM_ACTIONS],
+        value: 0.0,
+        proven: None,
+        move_proofs: vec![None, Some(-1)],
+        sims: 100,
+    };
+    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(1);
+    assert!((0..200).all(|_| r.sample(1.0, &mut rng) == moves[0]));
+    r.move_proofs = vec![None, None];
+    r.proven = Some(1);
+    assert!((0..200).all(|_| r.sample(1.0, &mut rng) == moves[0]));
+    r.proven = None;
+    assert!((0..200).any(|_| r.sample(1.0, &mut rng) == moves[1]));
+}

@@ -89,8 +89,13 @@ impl Think {
 }
 
 /// Keys whose large values would let one request take gigabytes or minutes.
-const LIMITS: [(&str, u64, &str); 3] = [
+const LIMITS: [(&str, u64, &str); 4] = [
     ("tt", 20, "transposition tables above 2^20 entries"),
+    (
+        "solver",
+        14,
+        "exact search leaves with more than 14 empty squares",
+    ),
     ("threads", 4, "searches on more than 4 threads"),
     (
         "empties",

@@ -619,8 +619,16 @@ fn eval_starts<G: Game>(count: usize, seed: u64) -> Vec<G> {
 /// The window as bytes: [`WINDOW_MAGIC`], the game count, then per game its move count, the
 /// moves' action indices, its sample count and per sample its ply, its target count and the
 /// (action, weight) pairs; little-endian.
-fn window_bytes<G: Game>(window: &VecDeque<AzGame<G>>) -> Vec<u8> {
+fn window_bytes<G: Game>(window: &VecDeque<AzGame<G>>) -> Result<Vec<u8>, ModelError> {
     let mut out = WINDOW_MAGIC.to_vec();
+    let too_big =
+        |what: &str| ModelError::Weights(format!("the replay window: {what} over 65,535"));
+    if window
+        .iter()
+        .any(|g| g.moves.len() > usize::from(u16::MAX) || g.targets.len() > usize::from(u16::MAX))
+    {
+        return Err(too_big("a game's moves or samples"));
+    }
     let u16b = |v: usize| u16::try_from(v).unwrap_or(u16::MAX).to_le_bytes();
     out.extend_from_slice(
         &u32::try_from(window.len())
@@ -642,7 +650,7 @@ fn window_bytes<G: Game>(window: &VecDeque<AzGame<G>>) -> Vec<u8> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// The window back from [`window_bytes`], every game replayed and checked.
@@ -799,7 +807,7 @@ impl<G: Game> Trainer<G> for AlphaZeroTrainer<G> {
                 &crate::checkpoint::state_bytes(best)?,
             )?;
         }
-        crate::checkpoint::write_atomic(&dir.join(WINDOW_FILE), &window_bytes(&self.window))?;
+        crate::checkpoint::write_atomic(&dir.join(WINDOW_FILE), &window_bytes(&self.window)?)?;
         Ok(())
     }
 
