@@ -109,6 +109,11 @@ impl Default for PvArch {
 
 /// Appends the [`AZ_PLANES`] planes of `pos` to `out`.
 pub fn encode<G: Game>(pos: &G, out: &mut Vec<f32>) {
+    encode_with(pos, &pos.legal_moves(), out);
+}
+
+/// [`encode`] with the legal moves of `pos` already generated.
+fn encode_with<G: Game>(pos: &G, legal: &[G::Move], out: &mut Vec<f32>) {
     let points = G::BOARD_SIZE * G::BOARD_SIZE;
     let me = pos.side_to_move();
     let base = out.len();
@@ -120,7 +125,7 @@ pub fn encode<G: Game>(pos: &G, out: &mut Vec<f32>) {
             None => {}
         }
     }
-    for mv in pos.legal_moves() {
+    for &mv in legal {
         let a = G::action_index(mv);
         if a < points {
             out[base + 2 * points + a] = 1.0;
@@ -279,13 +284,13 @@ impl<G: Game> PvEvaluator<G> {
         }
     }
 
-    /// Logits, values and margins of unfinished positions, as plain vectors.
-    #[must_use]
-    pub fn raw(&self, positions: &[&G]) -> (Vec<f32>, Vec<f32>, Option<Vec<f32>>) {
+    /// Logits, values and margins of unfinished positions (each with its legal moves), as
+    /// plain vectors.
+    fn raw(&self, positions: &[(&G, Vec<G::Move>)]) -> (Vec<f32>, Vec<f32>, Option<Vec<f32>>) {
         let n = G::BOARD_SIZE;
         let mut x = Vec::with_capacity(positions.len() * AZ_PLANES * n * n);
-        for pos in positions {
-            encode(*pos, &mut x);
+        for (pos, legal) in positions {
+            encode_with(*pos, legal, &mut x);
         }
         let rows = positions.len();
         let input =
@@ -303,34 +308,40 @@ impl<G: Game> PvEvaluator<G> {
 
 impl<G: Game> PolicyValue<G> for PvEvaluator<G> {
     fn policy_value(&self, positions: &[G]) -> Vec<PriorsValue> {
-        let live: Vec<&G> = positions.iter().filter(|p| !p.is_over()).collect();
+        // One move generation per position: the moves are empty exactly when it is over.
+        let live: Vec<(&G, Vec<G::Move>)> = positions
+            .iter()
+            .map(|p| (p, p.legal_moves()))
+            .filter(|(_, legal)| !legal.is_empty())
+            .collect();
         let (logits, values, _) = if live.is_empty() {
             (Vec::new(), Vec::new(), None)
         } else {
             self.raw(&live)
         };
         let actions = G::NUM_ACTIONS;
-        let mut row = 0;
+        let mut rows = live.iter().enumerate().peekable();
         positions
             .iter()
             .map(|pos| {
-                if let Some(o) = pos.outcome() {
+                let Some((row, (_, legal))) = rows.next_if(|(_, (p, _))| std::ptr::eq(*p, pos))
+                else {
                     return PriorsValue {
                         priors: vec![0.0; actions],
-                        value: o.value_for(pos.side_to_move()),
+                        value: pos
+                            .outcome()
+                            .map_or(0.0, |o| o.value_for(pos.side_to_move())),
                     };
-                }
-                let legal: Vec<usize> =
-                    pos.legal_moves().into_iter().map(G::action_index).collect();
+                };
+                let legal: Vec<usize> = legal.iter().map(|&m| G::action_index(m)).collect();
                 let at = row * actions;
-                row += 1;
                 let priors = match logits.get(at..at + actions) {
                     Some(l) => masked_softmax(l, &legal),
                     None => masked_softmax(&vec![0.0; actions], &legal),
                 };
                 PriorsValue {
                     priors,
-                    value: values.get(row - 1).copied().unwrap_or(0.0),
+                    value: values.get(row).copied().unwrap_or(0.0),
                 }
             })
             .collect()
