@@ -673,6 +673,7 @@ const ALPHAZERO_OPTIONS: &[&str] = &[
     "sample_reuse",
     "temperature_plies",
     "random_opening",
+    "q_weight",
 ];
 
 /// `stonelab train alphazero`.

@@ -392,6 +392,10 @@ pub struct TrainOptions {
     /// roots; default 8).
     #[arg(long)]
     pub temperature_plies: Option<u32>,
+    /// alphazero: the value target's weight on the full search's root value, 0..=1 (default
+    /// 0: the game's result alone).
+    #[arg(long)]
+    pub q_weight: Option<f32>,
 }
 
 /// Whose moves a competitive learner stores.
@@ -955,6 +959,7 @@ impl TrainOptions {
         c.sample_reuse = self.sample_reuse.unwrap_or(c.sample_reuse);
         c.random_opening = self.random_opening.unwrap_or(c.random_opening);
         c.temperature_plies = self.temperature_plies.unwrap_or(c.temperature_plies);
+        c.q_weight = self.q_weight.unwrap_or(c.q_weight);
         c.batch = self.batch_size.unwrap_or(c.batch);
         c.learning_rate = self.lr.unwrap_or(c.learning_rate);
         if !game.starts_with("othello") && given("solver_empties") && c.solver_empties > 0 {

@@ -70,6 +70,10 @@ pub struct AlphaZeroConfig {
     pub weight_decay: f32,
     /// The margin head's weight in the loss (with the head).
     pub margin_weight: f32,
+    /// The value target's weight on the full search's root value: target = (1 − w)·result +
+    /// w·root value (0: the game's result alone, as AlphaZero; a proven root's value is exact).
+    #[serde(default)]
+    pub q_weight: f32,
     /// Each sampled position shown as one of its 8 images at random.
     pub augment: bool,
     /// Gate games per iteration against the best network so far (0: no gate; the newest
@@ -120,6 +124,7 @@ impl AlphaZeroConfig {
             learning_rate: 2e-3,
             weight_decay: 1e-4,
             margin_weight: 0.5,
+            q_weight: 0.0,
             augment: true,
             gate_games: 0,
             gate_threshold: 0.55,
@@ -167,6 +172,7 @@ impl AlphaZeroConfig {
             ("noise alpha", f64::from(self.noise_alpha), 0.0, 100.0),
             ("weight decay", f64::from(self.weight_decay), 0.0, 1.0),
             ("margin weight", f64::from(self.margin_weight), 0.0, 100.0),
+            ("q weight", f64::from(self.q_weight), 0.0, 1.0),
         ] {
             if !(lo..=hi).contains(&v) || v.is_nan() {
                 return Err(format!("{name} {v} ({lo}..={hi})"));
@@ -237,22 +243,43 @@ struct AzSample<G: Game> {
     policy: Vec<(u16, f32)>,
     /// The result for the side to move: 1, 0 (a draw) or −1.
     z: f32,
+    /// The full search's root value for the side to move (exact where it proved the root);
+    /// `None` in windows written before it was kept.
+    q: Option<f32>,
     /// The final margin for the side to move over the board's points.
     margin: f32,
+}
+
+/// What a full search left for training at one ply: its policy target (sparse (action,
+/// weight) pairs) and its root value.
+#[derive(Clone, Debug, PartialEq)]
+struct Target {
+    ply: u16,
+    q: Option<f32>,
+    policy: Vec<(u16, f32)>,
+}
+
+/// The value head's target: the result `z`, mixed with the root value `q` at weight `w` when
+/// the sample has one.
+fn value_target(z: f32, q: Option<f32>, w: f32) -> f32 {
+    match q {
+        Some(q) if w > 0.0 => (1.0 - w) * z + w * q,
+        _ => z,
+    }
 }
 
 /// A self-play game of the window: its moves (for the checkpoint) and its samples.
 #[derive(Clone, Debug, PartialEq)]
 struct AzGame<G: Game> {
     moves: Vec<G::Move>,
-    /// Plies of the samples, with their policies.
-    targets: Vec<(u16, Vec<(u16, f32)>)>,
+    /// The full searches' targets, one per sample.
+    targets: Vec<Target>,
     samples: Vec<AzSample<G>>,
 }
 
 impl<G: Game> AzGame<G> {
     /// The game's samples from its moves and the targets of its full searches.
-    fn rebuild(moves: Vec<G::Move>, targets: Vec<(u16, Vec<(u16, f32)>)>) -> Result<Self, String> {
+    fn rebuild(moves: Vec<G::Move>, targets: Vec<Target>) -> Result<Self, String> {
         let mut positions = Vec::with_capacity(moves.len() + 1);
         let mut pos = G::start();
         for &mv in &moves {
@@ -262,7 +289,10 @@ impl<G: Game> AzGame<G> {
         let outcome = pos.outcome();
         let cells = (G::BOARD_SIZE * G::BOARD_SIZE) as f32;
         let mut samples = Vec::with_capacity(targets.len());
-        for (ply, policy) in &targets {
+        for Target { ply, q, policy } in &targets {
+            if q.is_some_and(|q| !(-1.0..=1.0).contains(&q)) {
+                return Err(format!("a root value {q:?} outside -1..1"));
+            }
             let p = positions
                 .get(usize::from(*ply))
                 .ok_or_else(|| format!("a sample at ply {ply} of a {}-ply game", moves.len()))?;
@@ -276,6 +306,7 @@ impl<G: Game> AzGame<G> {
                 pos: p.clone(),
                 policy: policy.clone(),
                 z: outcome.map_or(0.0, |o| o.value_for(me)),
+                q: *q,
                 margin: outcome.map_or(0.0, |o| (o.score_for(me) as f32 / cells).clamp(-1.0, 1.0)),
             });
         }
@@ -301,7 +332,11 @@ impl<G: Game> AzGame<G> {
                             .filter(|(_, &p)| p > 0.0)
                             .map(|(a, &p)| (u16::try_from(a).unwrap_or(u16::MAX), p))
                             .collect();
-                        targets.push((u16::try_from(ply).unwrap_or(u16::MAX), sparse));
+                        targets.push(Target {
+                            ply: u16::try_from(ply).unwrap_or(u16::MAX),
+                            q: s.value.is_finite().then(|| s.value.clamp(-1.0, 1.0)),
+                            policy: sparse,
+                        });
                     }
                 }
             }
@@ -315,7 +350,10 @@ impl<G: Game> AzGame<G> {
 const WINDOW_FILE: &str = "window.bin";
 /// The best network's file of a checkpoint (with a gate).
 const BEST_FILE: &str = "best.bpk";
-const WINDOW_MAGIC: &[u8; 4] = b"AZW1";
+/// The window file's magic: version 2 keeps each target's root value.
+const WINDOW_MAGIC: &[u8; 4] = b"AZW2";
+/// Version 1 (no root values), still read.
+const WINDOW_MAGIC_V1: &[u8; 4] = b"AZW1";
 
 /// The `alphazero` trainer.
 pub struct AlphaZeroTrainer<G: Game> {
@@ -470,7 +508,7 @@ impl<G: Game> AlphaZeroTrainer<G> {
                         pi[r * actions + b] = p;
                     }
                 }
-                z.push(sample.z);
+                z.push(value_target(sample.z, sample.q, self.config.q_weight));
                 m.push(sample.margin);
             }
             let d = &self.device;
@@ -617,8 +655,8 @@ fn eval_starts<G: Game>(count: usize, seed: u64) -> Vec<G> {
 }
 
 /// The window as bytes: [`WINDOW_MAGIC`], the game count, then per game its move count, the
-/// moves' action indices, its sample count and per sample its ply, its target count and the
-/// (action, weight) pairs; little-endian.
+/// moves' action indices, its sample count and per sample its ply, its root value (f32, NaN
+/// for none), its target count and the (action, weight) pairs; little-endian.
 fn window_bytes<G: Game>(window: &VecDeque<AzGame<G>>) -> Result<Vec<u8>, ModelError> {
     let mut out = WINDOW_MAGIC.to_vec();
     let too_big =
@@ -641,8 +679,9 @@ fn window_bytes<G: Game>(window: &VecDeque<AzGame<G>>) -> Result<Vec<u8>, ModelE
             out.extend_from_slice(&u16b(G::action_index(mv)));
         }
         out.extend_from_slice(&u16b(game.targets.len()));
-        for (ply, policy) in &game.targets {
+        for Target { ply, q, policy } in &game.targets {
             out.extend_from_slice(&ply.to_le_bytes());
+            out.extend_from_slice(&q.unwrap_or(f32::NAN).to_le_bytes());
             out.extend_from_slice(&u16b(policy.len()));
             for &(a, p) in policy {
                 out.extend_from_slice(&a.to_le_bytes());
@@ -661,9 +700,11 @@ fn window_from<G: Game>(bytes: &[u8]) -> Result<Vec<AzGame<G>>, String> {
         at += n;
         Ok(s)
     };
-    if take(4)? != WINDOW_MAGIC {
-        return Err("not a window file".into());
-    }
+    let version = match take(4)? {
+        m if m == WINDOW_MAGIC => 2,
+        m if m == WINDOW_MAGIC_V1 => 1,
+        _ => return Err("not a window file".into()),
+    };
     let word = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);
     let games = u32::from_le_bytes(take(4)?.try_into().map_err(|_| "a short count")?);
     let mut out = Vec::new();
@@ -678,6 +719,12 @@ fn window_from<G: Game>(bytes: &[u8]) -> Result<Vec<AzGame<G>>, String> {
         let mut targets = Vec::with_capacity(k);
         for _ in 0..k {
             let ply = word(take(2)?);
+            let q = if version >= 2 {
+                let q = f32::from_le_bytes(take(4)?.try_into().map_err(|_| "a short value")?);
+                (!q.is_nan()).then_some(q)
+            } else {
+                None
+            };
             let j = usize::from(word(take(2)?));
             let mut policy = Vec::with_capacity(j);
             for _ in 0..j {
@@ -685,7 +732,7 @@ fn window_from<G: Game>(bytes: &[u8]) -> Result<Vec<AzGame<G>>, String> {
                 let p = f32::from_le_bytes(take(4)?.try_into().map_err(|_| "a short weight")?);
                 policy.push((a, p));
             }
-            targets.push((ply, policy));
+            targets.push(Target { ply, q, policy });
         }
         out.push(AzGame::rebuild(moves, targets)?);
     }
@@ -857,5 +904,92 @@ impl<G: Game> Trainer<G> for AlphaZeroTrainer<G> {
             weights: weights_bytes(&self.player_net())?,
             card: self.card(last_eval),
         }])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use othello::Othello4;
+    use search::UniformPolicy;
+
+    /// A few 4x4 self-play games as window games.
+    fn window() -> VecDeque<AzGame<Othello4>> {
+        let config = AlphaZeroConfig::for_game("othello4", 3);
+        let games = self_play(
+            &Othello4::start(),
+            0..3,
+            3,
+            &UniformPolicy,
+            &config.self_play(),
+            None,
+            &mut |_| {},
+        )
+        .expect("self-play");
+        games
+            .iter()
+            .map(|g| AzGame::from_self_play(g).expect("a game"))
+            .collect()
+    }
+
+    #[test]
+    fn the_window_file_keeps_every_target_and_root_value() {
+        let w = window();
+        assert!(w.iter().any(|g| !g.samples.is_empty()));
+        assert!(w.iter().flat_map(|g| &g.samples).all(|s| s.q.is_some()));
+        let bytes = window_bytes(&w).expect("bytes");
+        let back = window_from::<Othello4>(&bytes).expect("read back");
+        assert_eq!(back, Vec::from(w));
+    }
+
+    #[test]
+    fn a_version_1_window_reads_with_no_root_values() {
+        let w = window();
+        // Version 1: the same layout without the f32 root value after each ply.
+        let mut v1 = WINDOW_MAGIC_V1.to_vec();
+        v1.extend_from_slice(&u32::try_from(w.len()).expect("count").to_le_bytes());
+        let u16b = |v: usize| u16::try_from(v).expect("u16").to_le_bytes();
+        for game in &w {
+            v1.extend_from_slice(&u16b(game.moves.len()));
+            for &mv in &game.moves {
+                v1.extend_from_slice(&u16b(Othello4::action_index(mv)));
+            }
+            v1.extend_from_slice(&u16b(game.targets.len()));
+            for t in &game.targets {
+                v1.extend_from_slice(&t.ply.to_le_bytes());
+                v1.extend_from_slice(&u16b(t.policy.len()));
+                for &(a, p) in &t.policy {
+                    v1.extend_from_slice(&a.to_le_bytes());
+                    v1.extend_from_slice(&p.to_le_bytes());
+                }
+            }
+        }
+        let back = window_from::<Othello4>(&v1).expect("a version 1 window");
+        assert_eq!(back.len(), w.len());
+        for (a, b) in back.iter().zip(&w) {
+            assert_eq!(a.moves, b.moves);
+            assert_eq!(a.samples.len(), b.samples.len());
+            for (s, t) in a.samples.iter().zip(&b.samples) {
+                assert_eq!((s.q, &s.pos, s.z), (None, &t.pos, t.z));
+            }
+        }
+    }
+
+    #[test]
+    fn the_value_target_mixes_result_and_root_value_by_the_weight() {
+        assert_eq!(value_target(1.0, Some(-0.5), 0.0), 1.0);
+        assert_eq!(value_target(1.0, Some(-0.5), 0.5), 0.25);
+        assert_eq!(value_target(-1.0, Some(0.5), 1.0), 0.5);
+        assert_eq!(value_target(0.0, None, 0.7), 0.0);
+    }
+
+    #[test]
+    fn a_root_value_out_of_range_is_refused() {
+        let mut w = window();
+        let game = w.iter_mut().find(|g| !g.targets.is_empty()).expect("a target");
+        game.targets[0].q = Some(1.5);
+        let bytes = window_bytes(&w).expect("bytes");
+        let err = window_from::<Othello4>(&bytes).expect_err("refused");
+        assert!(err.contains("root value"), "{err}");
     }
 }
