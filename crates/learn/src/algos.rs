@@ -674,6 +674,7 @@ const ALPHAZERO_OPTIONS: &[&str] = &[
     "temperature_plies",
     "random_opening",
     "q_weight",
+    "lr_drop",
 ];
 
 /// `stonelab train alphazero`.

@@ -396,6 +396,10 @@ pub struct TrainOptions {
     /// 0: the game's result alone).
     #[arg(long)]
     pub q_weight: Option<f32>,
+    /// alphazero: from iteration EPISODE on, train at learning rate LR (repeatable, ascending;
+    /// e.g. `--lr-drop 100:5e-4 --lr-drop 150:1e-4`).
+    #[arg(long, value_name = "EPISODE:LR")]
+    pub lr_drop: Vec<String>,
 }
 
 /// Whose moves a competitive learner stores.
@@ -960,6 +964,22 @@ impl TrainOptions {
         c.random_opening = self.random_opening.unwrap_or(c.random_opening);
         c.temperature_plies = self.temperature_plies.unwrap_or(c.temperature_plies);
         c.q_weight = self.q_weight.unwrap_or(c.q_weight);
+        if !self.lr_drop.is_empty() {
+            c.lr_drops = self
+                .lr_drop
+                .iter()
+                .map(|d| {
+                    let (at, lr) = d.split_once(':').ok_or(())?;
+                    Ok((at.trim().parse().map_err(|_| ())?, lr.trim().parse().map_err(|_| ())?))
+                })
+                .collect::<Result<_, ()>>()
+                .map_err(|()| {
+                    OptionError(format!(
+                        "--lr-drop {}: EPISODE:LR, e.g. 100:5e-4",
+                        self.lr_drop.join(" ")
+                    ))
+                })?;
+        }
         c.batch = self.batch_size.unwrap_or(c.batch);
         c.learning_rate = self.lr.unwrap_or(c.learning_rate);
         if !game.starts_with("othello") && given("solver_empties") && c.solver_empties > 0 {

@@ -69,6 +69,10 @@ pub struct PuctConfig {
     pub reuse: bool,
     /// Propagate proven wins, losses and draws up the tree (MCTS-solver).
     pub solver: bool,
+    /// With `solver`: when the root is proven lost, search it again without proofs or exact
+    /// leaves for the rest of the budget, so the move played is the network's most stubborn
+    /// defence (an imperfect opponent may still go wrong), not the first loss proven.
+    pub resist: bool,
     /// Leaves one tree sends per batch: 1 is plain sequential PUCT; more use virtual loss.
     pub leaves: usize,
     /// The most memory the tree may take; when it is full, leaves are evaluated but not
@@ -90,6 +94,7 @@ impl Default for PuctConfig {
             gumbel: None,
             reuse: true,
             solver: true,
+            resist: true,
             leaves: 1,
             max_tree_bytes: crate::DEFAULT_TREE_BYTES,
         }
@@ -281,6 +286,9 @@ pub struct Puct<G: Game> {
     inflight: Vec<Inflight<G>>,
     /// Whether the root's priors are ready for this search (noise and the Gumbel draw).
     prepared: bool,
+    /// The root was proven lost and is being searched again without proofs
+    /// ([`PuctConfig::resist`]).
+    resisting: bool,
 }
 
 impl<G: Game> Puct<G> {
@@ -300,6 +308,7 @@ impl<G: Game> Puct<G> {
             deadline: None,
             inflight: Vec::new(),
             prepared: false,
+            resisting: false,
         }
     }
 
@@ -356,6 +365,7 @@ impl<G: Game> Puct<G> {
         }
         self.gumbel = None;
         self.prepared = false;
+        self.resisting = false;
         if !(self.config.reuse && self.reroot(pos)) {
             self.nodes.clear();
             self.nodes
@@ -493,11 +503,39 @@ impl<G: Game> Puct<G> {
         }
     }
 
-    /// Whether no more simulations start in this search.
+    /// Whether no more simulations start in this search (a root proven lost that will be
+    /// searched again, [`PuctConfig::resist`], does not stop it).
     fn stop_starting(&self) -> bool {
         self.started >= self.target
-            || self.nodes.first().is_some_and(|n| n.proof != OPEN)
+            || self
+                .nodes
+                .first()
+                .is_some_and(|n| n.proof != OPEN && !self.will_resist())
             || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether the root is proven lost for its side to move and will be searched again.
+    fn will_resist(&self) -> bool {
+        self.config.resist
+            && self.config.solver
+            && !self.resisting
+            && self.nodes.first().is_some_and(|root| root.proof == 1)
+    }
+
+    /// Starts the search of a lost root again from a bare root, without proofs or exact
+    /// leaves (the simulations already spent stay spent).
+    fn begin_resisting(&mut self) {
+        self.resisting = true;
+        self.nodes.clear();
+        self.nodes.push(Node::new(
+            None,
+            self.root_pos
+                .as_ref()
+                .map_or(Color::Black, |p| p.side_to_move().opponent()),
+            1.0,
+        ));
+        self.gumbel = None;
+        self.prepared = false;
     }
 
     /// Whether the search is over (nothing in flight and no more to start).
@@ -516,6 +554,12 @@ impl<G: Game> Puct<G> {
         }
         let limit = self.config.leaves.max(1);
         while self.inflight.len() < limit && !self.stop_starting() {
+            if self.will_resist() {
+                if !self.inflight.is_empty() {
+                    break;
+                }
+                self.begin_resisting();
+            }
             match self.descend() {
                 Step::Known(path, v) => {
                     self.started += 1;
@@ -645,7 +689,7 @@ impl<G: Game> Puct<G> {
                     self.nodes[node].proof = r;
                     return Step::Known(path, f64::from(r));
                 }
-                if node != 0 {
+                if node != 0 && !self.resisting {
                     if let Some(r) = self.exact.as_ref().and_then(|e| e.exact(&pos)) {
                         let r = r.clamp(-1, 1);
                         let r = if mover == pos.side_to_move() { r } else { -r };
@@ -774,7 +818,7 @@ impl<G: Game> Puct<G> {
         let mut best_score = f32::NEG_INFINITY;
         for (i, c) in range.enumerate() {
             let child = &self.nodes[c];
-            if child.proof == -1 && self.config.solver {
+            if child.proof == -1 && self.config.solver && !self.resisting {
                 continue;
             }
             let q = if child.proof != OPEN {
@@ -813,7 +857,7 @@ impl<G: Game> Puct<G> {
 
     /// Proves the nodes above the end of `path` that its proof decides.
     fn propagate(&mut self, path: &[usize]) {
-        if !self.config.solver {
+        if !self.config.solver || self.resisting {
             return;
         }
         for &n in path.iter().rev().skip(1) {
@@ -932,13 +976,18 @@ impl<G: Game> Puct<G> {
                 }
             }
         }
-        let proven = (root.proof != OPEN).then(|| {
-            if root.mover == stm {
-                root.proof
-            } else {
-                -root.proof
-            }
-        });
+        // A root searched again after its loss was proven is still lost.
+        let proven = if self.resisting {
+            Some(-1)
+        } else {
+            (root.proof != OPEN).then(|| {
+                if root.mover == stm {
+                    root.proof
+                } else {
+                    -root.proof
+                }
+            })
+        };
         let value = match proven {
             Some(r) => f32::from(r),
             None => root.mean_for(stm).unwrap_or(0.0) as f32,

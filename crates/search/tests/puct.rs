@@ -136,10 +136,48 @@ fn the_solver_proves_the_start_of_4x4_a_white_win() {
     // 4x4 Othello is a white win (value iteration's start value is negative for black).
     let oracle = oracle();
     assert!(oracle.0.value(&Othello4::new()).unwrap() < 0.0);
-    let mut agent = PuctAgent::new("solver", Arc::new(UniformPolicy), config(200_000), 3);
+    let give_up = PuctConfig {
+        resist: false,
+        ..config(200_000)
+    };
+    let mut agent = PuctAgent::new("solver", Arc::new(UniformPolicy), give_up, 3);
     let r = agent.search(&Othello4::new(), &Budget::default()).unwrap();
     assert_eq!(r.proven, Some(-1), "black to move at the start loses");
     assert!(r.sims < 200_000, "the search stops once the root is proven");
+}
+
+#[test]
+fn a_lost_root_is_searched_again_as_the_network_alone_would() {
+    // Black loses 4x4 from the start: once that is proven, the rest of the budget goes to a
+    // proof-free search from a bare root, which must be the plain network search with the
+    // simulations left.
+    let target = 60_000;
+    let net: Arc<dyn PolicyValue<Othello4>> = Arc::new(HashNet);
+    let start = Othello4::new();
+    let give_up = PuctConfig {
+        resist: false,
+        ..config(target)
+    };
+    let proof = PuctAgent::new("a", net.clone(), give_up, 3)
+        .search(&start, &Budget::default())
+        .unwrap();
+    assert_eq!(proof.proven, Some(-1));
+    assert!(proof.sims < target, "proved within the budget");
+    let resisted = PuctAgent::new("b", net.clone(), config(target), 3)
+        .search(&start, &Budget::default())
+        .unwrap();
+    assert_eq!(resisted.proven, Some(-1), "still reported lost");
+    assert_eq!(resisted.value, -1.0);
+    assert_eq!(resisted.sims, target, "the whole budget is used");
+    let plain = PuctConfig {
+        solver: false,
+        ..config(target - proof.sims)
+    };
+    let alone = PuctAgent::new("c", net, plain, 3)
+        .search(&start, &Budget::default())
+        .unwrap();
+    assert_eq!(resisted.best, alone.best);
+    assert_eq!(resisted.visits, alone.visits);
 }
 
 fn searched<G: Game>(trees: &mut [Puct<G>], starts: &[G]) {

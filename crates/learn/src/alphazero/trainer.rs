@@ -66,6 +66,10 @@ pub struct AlphaZeroConfig {
     pub sample_reuse: f32,
     /// AdamW's learning rate.
     pub learning_rate: f64,
+    /// Step drops of the learning rate: from iteration (episode) `.0` on, the rate is `.1`
+    /// (ascending iterations; empty: the rate stays).
+    #[serde(default)]
+    pub lr_drops: Vec<(usize, f64)>,
     /// AdamW's decoupled weight decay.
     pub weight_decay: f32,
     /// The margin head's weight in the loss (with the head).
@@ -122,6 +126,7 @@ impl AlphaZeroConfig {
             batch: 256,
             sample_reuse: 4.0,
             learning_rate: 2e-3,
+            lr_drops: Vec::new(),
             weight_decay: 1e-4,
             margin_weight: 0.5,
             q_weight: 0.0,
@@ -184,7 +189,30 @@ impl AlphaZeroConfig {
         if !(self.learning_rate > 0.0 && self.learning_rate < 1.0) {
             return Err(format!("learning rate {} (0..1)", self.learning_rate));
         }
+        let mut last = 0;
+        for &(at, lr) in &self.lr_drops {
+            if at <= last {
+                return Err(format!(
+                    "learning rate drop at iteration {at}: drops go at iterations 1, 2, ... in \
+                     ascending order"
+                ));
+            }
+            if !(lr > 0.0 && lr < 1.0) {
+                return Err(format!("learning rate drop to {lr} (0..1)"));
+            }
+            last = at;
+        }
         Ok(())
+    }
+
+    /// The learning rate of iteration (episode) `iteration`, counted from 1.
+    #[must_use]
+    pub fn learning_rate_at(&self, iteration: usize) -> f64 {
+        self.lr_drops
+            .iter()
+            .take_while(|(at, _)| *at <= iteration)
+            .last()
+            .map_or(self.learning_rate, |&(_, lr)| lr)
     }
 
     /// The full search of self-play.
@@ -482,6 +510,7 @@ impl<G: Game> AlphaZeroTrainer<G> {
         let n = G::BOARD_SIZE;
         let actions = G::NUM_ACTIONS;
         let mut sums = [0.0f64; 4];
+        let lr = self.config.learning_rate_at(self.iteration + 1);
         for step in 0..steps {
             let rows = self.config.batch.min(index.len());
             let mut x = Vec::with_capacity(rows * AZ_PLANES * n * n);
@@ -535,7 +564,7 @@ impl<G: Game> AlphaZeroTrainer<G> {
             let grads = GradientsParams::from_grads(loss.backward(), &self.net);
             self.net = self
                 .optim
-                .step(self.config.learning_rate, self.net.clone(), grads);
+                .step(lr, self.net.clone(), grads);
             self.steps += 1;
             if let Some(progress) = self.progress.as_mut() {
                 progress(step + 1, steps);
@@ -981,6 +1010,19 @@ mod tests {
         assert_eq!(value_target(1.0, Some(-0.5), 0.5), 0.25);
         assert_eq!(value_target(-1.0, Some(0.5), 1.0), 0.5);
         assert_eq!(value_target(0.0, None, 0.7), 0.0);
+    }
+
+    #[test]
+    fn the_learning_rate_drops_at_its_iterations() {
+        let mut c = AlphaZeroConfig::for_game("othello6", 1);
+        c.lr_drops = vec![(3, 1e-3), (5, 1e-4)];
+        let rates: Vec<f64> = (1..=6).map(|i| c.learning_rate_at(i)).collect();
+        assert_eq!(rates, [2e-3, 2e-3, 1e-3, 1e-3, 1e-4, 1e-4]);
+        assert!(c.validate().is_ok());
+        c.lr_drops = vec![(5, 1e-3), (3, 1e-4)];
+        assert!(c.validate().expect_err("descending").contains("ascending"));
+        c.lr_drops = vec![(3, 0.0)];
+        assert!(c.validate().is_err());
     }
 
     #[test]
