@@ -970,7 +970,10 @@ impl TrainOptions {
                 .iter()
                 .map(|d| {
                     let (at, lr) = d.split_once(':').ok_or(())?;
-                    Ok((at.trim().parse().map_err(|_| ())?, lr.trim().parse().map_err(|_| ())?))
+                    Ok((
+                        at.trim().parse().map_err(|_| ())?,
+                        lr.trim().parse().map_err(|_| ())?,
+                    ))
                 })
                 .collect::<Result<_, ()>>()
                 .map_err(|()| {

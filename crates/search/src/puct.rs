@@ -368,8 +368,7 @@ impl<G: Game> Puct<G> {
         self.resisting = false;
         if !(self.config.reuse && self.reroot(pos)) {
             self.nodes.clear();
-            self.nodes
-                .push(Node::new(None, pos.side_to_move().opponent(), 1.0));
+            self.nodes.push(Self::bare_root(pos));
             self.root_pos = Some(pos.clone());
         }
         let time = budget.time.or(self.config.time);
@@ -525,17 +524,26 @@ impl<G: Game> Puct<G> {
     /// Starts the search of a lost root again from a bare root, without proofs or exact
     /// leaves (the simulations already spent stay spent).
     fn begin_resisting(&mut self) {
+        let Some(pos) = self.root_pos.as_ref() else {
+            return;
+        };
+        let root = Self::bare_root(pos);
         self.resisting = true;
         self.nodes.clear();
-        self.nodes.push(Node::new(
-            None,
-            self.root_pos
-                .as_ref()
-                .map_or(Color::Black, |p| p.side_to_move().opponent()),
-            1.0,
-        ));
+        self.nodes.push(root);
         self.gumbel = None;
         self.prepared = false;
+    }
+
+    /// An unexpanded root for `pos`.
+    fn bare_root(pos: &G) -> Node<G::Move> {
+        Node::new(None, pos.side_to_move().opponent(), 1.0)
+    }
+
+    /// Whether proofs are kept and propagated now (the MCTS-solver, and not a lost root
+    /// searched again).
+    fn proving(&self) -> bool {
+        self.config.solver && !self.resisting
     }
 
     /// Whether the search is over (nothing in flight and no more to start).
@@ -818,7 +826,7 @@ impl<G: Game> Puct<G> {
         let mut best_score = f32::NEG_INFINITY;
         for (i, c) in range.enumerate() {
             let child = &self.nodes[c];
-            if child.proof == -1 && self.config.solver && !self.resisting {
+            if child.proof == -1 && self.proving() {
                 continue;
             }
             let q = if child.proof != OPEN {
@@ -857,7 +865,7 @@ impl<G: Game> Puct<G> {
 
     /// Proves the nodes above the end of `path` that its proof decides.
     fn propagate(&mut self, path: &[usize]) {
-        if !self.config.solver || self.resisting {
+        if !self.proving() {
             return;
         }
         for &n in path.iter().rev().skip(1) {

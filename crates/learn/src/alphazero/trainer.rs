@@ -562,9 +562,7 @@ impl<G: Game> AlphaZeroTrainer<G> {
             sums[2] += f64::from(value_loss.into_scalar::<f32>());
             sums[3] += margin_loss;
             let grads = GradientsParams::from_grads(loss.backward(), &self.net);
-            self.net = self
-                .optim
-                .step(lr, self.net.clone(), grads);
+            self.net = self.optim.step(lr, self.net.clone(), grads);
             self.steps += 1;
             if let Some(progress) = self.progress.as_mut() {
                 progress(step + 1, steps);
@@ -1028,7 +1026,10 @@ mod tests {
     #[test]
     fn a_root_value_out_of_range_is_refused() {
         let mut w = window();
-        let game = w.iter_mut().find(|g| !g.targets.is_empty()).expect("a target");
+        let game = w
+            .iter_mut()
+            .find(|g| !g.targets.is_empty())
+            .expect("a target");
         game.targets[0].q = Some(1.5);
         let bytes = window_bytes(&w).expect("bytes");
         let err = window_from::<Othello4>(&bytes).expect_err("refused");
