@@ -49,16 +49,16 @@ pub struct ArenaArgs {
     #[arg(long)]
     pub games: Option<usize>,
     /// A file of openings, one transcript per line (`f5d6c3` or `f5 d6 c3`; `#` comments).
-    /// Default: the built-in list of balanced openings (othello8) or random openings.
+    /// Default: the built-in list of balanced openings (othello6, othello8) or random ones.
     #[arg(long, value_name = "FILE")]
     pub openings: Option<PathBuf>,
     /// Play from random openings this many plies deep instead (the default where there is no
-    /// built-in list: 2 plies on othello4, 4 on othello6).
+    /// built-in list, as on othello4: an eighth of the board's squares, 2 to 8 plies).
     #[arg(long, value_name = "PLIES", conflicts_with = "openings")]
     pub random_openings: Option<usize>,
-    /// A bundled opening set (othello8): `balanced` (the default: 8-ply lines even by a
-    /// heuristic search) or `xot` (random 8-move lines the othello engine scores within a disc
-    /// of even, XOT-style).
+    /// A bundled opening set: `balanced` (the default; othello6: 8-ply lines exactly within 2
+    /// discs of even; othello8: 8-ply lines even by a heuristic search) or `xot` (othello8:
+    /// random 8-move lines the othello engine scores within a disc of even, XOT-style).
     #[arg(long, value_enum, value_name = "SET", conflicts_with_all = ["openings", "random_openings"])]
     pub opening_set: Option<OpeningSet>,
     /// Worker threads [default: all cores]. The results do not depend on it.
@@ -296,7 +296,7 @@ fn openings<G: CliGame + CatalogGame>(
             OpeningSet::Balanced => (
                 builtin_openings::<G>()?,
                 "built-in balanced list",
-                arena::OTHELLO8_OPENINGS,
+                arena::builtin_text::<G>().unwrap_or_default(),
             ),
             OpeningSet::Xot => (
                 xot_openings::<G>()?,
@@ -307,7 +307,7 @@ fn openings<G: CliGame + CatalogGame>(
         return match list {
             Some(list) => Ok((list, name.into(), Some(text.into()))),
             None => bail!(
-                "--opening-set {}: {} has no bundled openings (othello8 has)",
+                "--opening-set {}: {} has no such bundled list (othello8 has both, othello6 balanced)",
                 format!("{set:?}").to_lowercase(),
                 G::ID
             ),

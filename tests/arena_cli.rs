@@ -287,7 +287,7 @@ fn the_xot_opening_set_is_played_in_order() {
         "xot",
     ]);
     assert!(!ok);
-    assert!(err.contains("othello6 has no bundled openings"), "{err}");
+    assert!(err.contains("othello6 has no such bundled list"), "{err}");
     let (ok, _, err) = stonelab(&[
         "arena",
         "--agents",

@@ -45,9 +45,9 @@ pub use duel::{default_max_plies, play_game, Ending, Played, Side};
 pub use elo::{Anchor, EloOptions, PairScore, Ratings};
 pub use error::{ArenaError, EloError, OpeningError, OpeningFileError, SprtError};
 pub use opening::{
-    builtin_openings, canonical_form, default_random_plies, join_moves, parse_moves,
+    builtin_openings, builtin_text, canonical_form, default_random_plies, join_moves, parse_moves,
     parse_openings, random_openings, recorded_scores, xot_openings, Balance, Opening,
-    OTHELLO8_OPENINGS, OTHELLO8_XOT,
+    OTHELLO6_OPENINGS, OTHELLO8_OPENINGS, OTHELLO8_XOT,
 };
 pub use report::{wilson, GameRecord, GameRow, PairStats, Report, Standing, Wdl};
 pub use run::{

@@ -18,6 +18,10 @@ use crate::{OpeningError, OpeningFileError};
 /// they were chosen).
 pub const OTHELLO8_OPENINGS: &str = include_str!("../openings/othello8.txt");
 
+/// The built-in `othello6` openings: 8-ply lines whose exact perfect-play score is within two
+/// discs of even (see the file's header for how they were chosen).
+pub const OTHELLO6_OPENINGS: &str = include_str!("../openings/othello6.txt");
+
 /// The bundled XOT-style `othello8` openings: random 8-move lines that stonelab's engine scores
 /// within a disc of even (see the file's header for the command that made them).
 pub const OTHELLO8_XOT: &str = include_str!("../openings/othello8-xot.txt");
@@ -327,14 +331,21 @@ impl std::fmt::Display for Balance {
     }
 }
 
-/// The built-in openings of the game, if it has a list (`othello8`).
+/// The built-in openings of the game, if it has a list (`othello6`, `othello8`).
 ///
 /// # Errors
 /// Only if the embedded list were broken (a test checks it is not).
 pub fn builtin_openings<G: Game>() -> Result<Option<Vec<Opening<G>>>, OpeningFileError> {
+    builtin_text::<G>().map(parse_openings).transpose()
+}
+
+/// The text of the game's built-in opening list, if it has one (`othello6`, `othello8`).
+#[must_use]
+pub fn builtin_text<G: Game>() -> Option<&'static str> {
     match G::ID {
-        "othello8" => parse_openings(OTHELLO8_OPENINGS).map(Some),
-        _ => Ok(None),
+        "othello6" => Some(OTHELLO6_OPENINGS),
+        "othello8" => Some(OTHELLO8_OPENINGS),
+        _ => None,
     }
 }
 

@@ -428,8 +428,63 @@ fn the_builtin_othello8_openings_are_legal_distinct_and_balanced_lines() {
         )),
         "the header's summary is not {balance}"
     );
-    // Other games have no built-in list.
-    assert!(builtin_openings::<Othello6>().unwrap().is_none());
+    // 4x4 has no built-in list.
+    assert!(builtin_openings::<othello::Othello4>().unwrap().is_none());
+}
+
+/// The built-in 6x6 list: 200 lines of 8 plies, no position twice up to symmetry, each with a
+/// choice of move, every recorded exact score within 2 discs of even and averaging as the
+/// header says.
+#[test]
+fn the_builtin_othello6_openings_are_legal_distinct_and_within_two_discs() {
+    let list: Vec<Opening<Othello6>> = builtin_openings::<Othello6>().unwrap().unwrap();
+    assert_eq!(list.len(), 200);
+    let mut positions = HashSet::new();
+    for o in &list {
+        assert_eq!(o.moves().len(), 8);
+        assert!(o.position().legal_moves().len() > 1, "{}", o.transcript());
+        assert!(
+            positions.insert(o.canonical_key()),
+            "{} repeats",
+            o.transcript()
+        );
+    }
+    let recorded = arena::recorded_scores(arena::OTHELLO6_OPENINGS);
+    assert_eq!(recorded.len(), list.len());
+    let recorded: Vec<f64> = recorded.into_iter().map(|s| s.expect("a score")).collect();
+    assert!(recorded.iter().all(|s| s.abs() <= 2.0), "{recorded:?}");
+    let mean = recorded.iter().sum::<f64>() / recorded.len() as f64;
+    assert!(arena::OTHELLO6_OPENINGS.contains(&format!("(mean {mean:+.2})")));
+}
+
+/// The recorded 6x6 scores are the game's exact values: the solver agrees on the first lines
+/// (every line under `--ignored`).
+#[test]
+fn the_builtin_othello6_scores_are_exact() {
+    check_othello6_scores(2);
+}
+
+#[test]
+#[ignore = "slow: 200 exact solves at 28 empties; `cargo test --release -p stonelab-arena -- --ignored`"]
+fn every_builtin_othello6_score_is_exact() {
+    check_othello6_scores(usize::MAX);
+}
+
+fn check_othello6_scores(take: usize) {
+    let list: Vec<Opening<Othello6>> = builtin_openings::<Othello6>().unwrap().unwrap();
+    let recorded = arena::recorded_scores(arena::OTHELLO6_OPENINGS);
+    let mut solver = othello_engine::Solver::<6>::new(20);
+    for (o, score) in list.iter().zip(recorded).take(take) {
+        let pos = o.position();
+        // Within (-3, 3) the windowed solve's score is exact (the list keeps only those).
+        let mover = solver.solve_window(pos, -3, 3).score;
+        let black = if pos.side_to_move() == game::Color::Black {
+            mover
+        } else {
+            -mover
+        };
+        assert_eq!(Some(f64::from(black)), score, "{}", o.transcript());
+    }
 }
 
 /// The bundled XOT-style list: the number its header asks for, 8 moves each, no position twice

@@ -67,7 +67,7 @@ pub fn match_openings<G: CatalogGame>(
     let count = count.clamp(1, MAX_RANDOM_OPENINGS);
     if random_plies.is_none() {
         if let Some(list) = arena::builtin_openings::<G>().map_err(|e| e.to_string())? {
-            let text = Some(arena::OTHELLO8_OPENINGS);
+            let text = arena::builtin_text::<G>();
             return Ok((list, "built-in balanced list".into(), text));
         }
         if let Some((list, source)) = G::default_openings(count, seed) {

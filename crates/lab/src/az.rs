@@ -12,8 +12,9 @@ use othello::Othello6;
 
 use crate::{eval_openings, md_table, pct_ci, train_run, Ctx, Report};
 
-/// Iterations of the 6x6 run: about 55 minutes on the 2-core development machine.
-pub const OTHELLO6_ITERATIONS: usize = 170;
+/// Iterations of the 6x6 run: under an hour on the 2-core development machine (20 to 30 s
+/// each, and five evaluations of about 45 s).
+pub const OTHELLO6_ITERATIONS: usize = 105;
 /// Self-play games per iteration of the 6x6 run.
 pub const OTHELLO6_GAMES: usize = 256;
 /// Moves with at most this many empties are checked against the solver in every game.
@@ -21,7 +22,7 @@ const KEPT_EMPTIES: u32 = 22;
 /// Every move of this many games of each colour is checked against the solver.
 const WHOLE_GAMES: usize = 5;
 /// The `az` agent's simulations in the measured games.
-const MATCH_SIMS: u32 = 200;
+const MATCH_SIMS: u32 = 400;
 
 /// The 6x6 run's settings at `ctx`'s scale.
 #[must_use]
@@ -43,7 +44,7 @@ pub fn othello6_run(ctx: &Ctx) -> learn::RunConfig {
 }
 
 /// `az-othello6`: trains 6x6 Othello for [`OTHELLO6_ITERATIONS`] iterations, then plays the
-/// model (200 simulations a move) against `alphabeta:depth=4` from the evaluation openings,
+/// model (400 simulations a move) against `alphabeta:depth=4` from the evaluation openings,
 /// checks every move it made there against the solver, and plays it as White from the start
 /// against the exact solver (6x6 is a proven White win).
 ///

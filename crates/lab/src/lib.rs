@@ -351,7 +351,7 @@ fn eval_row(label: &str, opponent: &str, r: &ColourWdl) -> Vec<String> {
 }
 
 /// The openings of the evaluation matches: the game's own (Gomoku: random stones near the
-/// centre), else the arena's built-in set (8x8 Othello: balanced openings), else random
+/// centre), else the arena's built-in set (6x6 and 8x8 Othello: balanced openings), else random
 /// openings of the arena's default depth (deeper, by up to [`EXTRA_OPENING_PLIES`], where too
 /// few distinct ones exist there); with a description for the reports.
 pub fn eval_openings<G: CatalogGame>(count: usize, seed: u64) -> (Vec<Opening<G>>, String) {
