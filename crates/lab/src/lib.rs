@@ -429,7 +429,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
         design: "AlphaZero (this project's trainer)",
         about: "6x6 Othello trained in under an hour on 2 cores: score against alphabeta:depth=4, \
                 moves that keep the exact value, White against the exact solver",
-        takes: "about 65 minutes",
+        takes: "about 90 minutes (an hour of training, then the matches and the solver checks)",
         run: az::othello6,
     },
     Experiment {
