@@ -78,9 +78,7 @@ fn main() {
     candidates.shuffle(&mut ChaCha8Rng::seed_from_u64(SHUFFLE_SEED));
 
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    let mut solvers: Vec<Mutex<Solver<6>>> = (0..threads)
-        .map(|_| Mutex::new(Solver::<6>::new(TABLE_BITS)))
-        .collect();
+    let mut solvers: Vec<Solver<6>> = (0..threads).map(|_| Solver::new(TABLE_BITS)).collect();
     let mut kept: Vec<(&Vec<Move>, i32)> = Vec::new();
     let mut solved = 0;
     for batch in candidates.chunks(BATCH) {
@@ -92,14 +90,11 @@ fn main() {
         std::thread::scope(|scope| {
             for solver in &mut solvers {
                 let (scores, next) = (&scores, &next);
-                scope.spawn(move || {
-                    let solver = solver.get_mut().expect("no panic");
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(moves) = batch.get(i) else { break };
-                        let s = exact(solver, moves);
-                        scores.lock().expect("no panic")[i] = s;
-                    }
+                scope.spawn(move || loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(moves) = batch.get(i) else { break };
+                    let s = exact(solver, moves);
+                    scores.lock().expect("no panic")[i] = s;
                 });
             }
         });
