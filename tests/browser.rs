@@ -493,15 +493,24 @@ async fn the_app_plays_in_a_real_browser() {
             .any(|(v, _, _)| v == "random")
     })
     .await;
-    // Item 1: no model entry for a game without models (the 8x8 model is not offered).
+    // Item 1: only models made for 6x6 are offered (no 8x8 model; no enabled dqn/q-mlp,
+    // which have no 6x6 model), and the bundled 6x6 AlphaZero network is.
     let entries = menu(&c, "#white-agent").await;
     assert!(
         !entries
             .iter()
-            .any(|(v, label, disabled)| v.contains("model=")
-                || label.contains("othello8-dqn")
-                || ((v == "dqn" || v == "q-mlp") && !disabled)),
-        "a model offered for 6x6: {entries:?}"
+            .any(
+                |(v, label, disabled)| (v.contains("model=") && !v.contains("model=othello6-"))
+                    || label.contains("othello8")
+                    || ((v == "dqn" || v == "q-mlp") && !disabled)
+            ),
+        "a model for another game offered for 6x6: {entries:?}"
+    );
+    assert!(
+        entries
+            .iter()
+            .any(|(v, _, disabled)| v == "az:model=othello6-az" && !disabled),
+        "the bundled 6x6 AlphaZero model is not offered: {entries:?}"
     );
     set_field(&c, "#white-spec", "random").await;
     set_field(&c, "#black-spec", "human").await;
