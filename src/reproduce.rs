@@ -63,6 +63,9 @@ pub struct ReproduceArgs {
     /// paper-table2: the self-play's named reading (an unknown name lists them) [default: paper].
     #[arg(long)]
     pub reading: Option<String>,
+    /// az-othello6: a trained 6x6 model to check (matches and solver checks; no training).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
 }
 
 /// Runs `stonelab reproduce`.
@@ -93,6 +96,7 @@ pub fn run(args: &ReproduceArgs) -> Result<()> {
             data: args.data.clone(),
             depth: args.depth,
             reading: args.reading.clone(),
+            model: args.model.clone(),
         },
     };
     let ui = crate::progress::Terminal { quiet: args.quiet };

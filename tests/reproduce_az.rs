@@ -40,3 +40,67 @@ fn the_az_othello6_report_has_its_tables_and_its_run() {
     assert!(run.join("plots/loss.png").exists());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `--model` checks a given model without training (no run folder), names it in the report
+/// and the rerun command; a model that does not load, or `--model` on another experiment, is
+/// refused before anything runs.
+#[test]
+fn az_othello6_checks_a_given_model_without_training() {
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("reproduce-az6-model");
+    let _ = std::fs::remove_dir_all(&out);
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/othello6-az.safetensors"
+    );
+    let args = |model: &str| {
+        [
+            "reproduce",
+            "az-othello6",
+            "--scale",
+            "0.012",
+            "--games",
+            "2",
+            "--quiet",
+            "--force",
+            "--model",
+            model,
+            "--out",
+            out.to_str().expect("utf-8"),
+        ]
+        .map(String::from)
+    };
+    let run = |a: &[String]| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        stonelab(&a, "")
+    };
+    let (ok, stdout, stderr) = run(&args(model));
+    assert!(ok, "{stdout}{stderr}");
+    let report = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    for needle in [
+        "Not trained here: the model checked is",
+        "othello6-az.safetensors",
+        "--model ",
+        "| Black | 1 |",
+        "| White | 1 |",
+    ] {
+        assert!(report.contains(needle), "no {needle:?} in {report}");
+    }
+    assert!(!out.join("runs/az6").exists(), "it trained a run");
+
+    let missing = out.join("no-such-model.safetensors");
+    let (ok, _, err) = run(&args(missing.to_str().expect("utf-8")));
+    assert!(!ok && err.contains("no-such-model.safetensors"), "{err}");
+    let eight = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/othello8-dqn.safetensors"
+    );
+    let (ok, _, err) = run(&args(eight));
+    assert!(!ok && err.contains("model"), "{err}");
+
+    let (ok, _, err) = stonelab(&["reproduce", "seed001", "--model", model], "");
+    assert!(
+        !ok && err.contains("--model is a setting of az-othello6"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

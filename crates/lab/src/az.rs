@@ -46,18 +46,22 @@ pub fn othello6_run(ctx: &Ctx) -> learn::RunConfig {
 /// `az-othello6`: trains 6x6 Othello for [`OTHELLO6_ITERATIONS`] iterations, then plays the
 /// model (400 simulations a move) against `alphabeta:depth=4` from the evaluation openings,
 /// checks every move it made there against the solver, and plays it as White from the start
-/// against the exact solver (6x6 is a proven White win).
+/// against the exact solver (6x6 is a proven White win). With `--model` it checks that model
+/// instead of training one.
 ///
 /// # Errors
-/// When training or a game fails.
+/// When training or a game fails, or the given model does not load.
 pub fn othello6(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let run = othello6_run(ctx);
     let started = Instant::now();
-    let trained = train_run::<Othello6>(ctx, "az6", &run)?;
+    let model = match &ctx.paper.model {
+        Some(path) => path.clone(),
+        None => train_run::<Othello6>(ctx, "az6", &run)?.model("last.safetensors"),
+    };
     let trained_for = started.elapsed();
-    let model = trained.model("last.safetensors");
     let az = format!("az:model={},sims={MATCH_SIMS}", model.display());
     let registry = Othello6::registry();
+    registry.build(&az, 0).map_err(|e| anyhow!("{e}"))?;
     let factory = |spec: &str, seed: u64| registry.build(spec, seed);
     let games = ctx.games.max(2);
     let (openings, source) = eval_openings::<Othello6>(games.div_ceil(2), ctx.seed ^ 0x6f70);
@@ -124,9 +128,12 @@ pub fn othello6(ctx: &Ctx, report: &mut Report) -> Result<()> {
     });
     bar.inc(1);
     bar.finish();
-    report.section(
-        "Training",
-        &format!(
+    let training = match &ctx.paper.model {
+        Some(path) => format!(
+            "Not trained here: the model checked is `{}`.",
+            path.display()
+        ),
+        None => format!(
             "`stonelab train alphazero --game othello6 --episodes {} --iteration-games {}` \
              (the trainer's defaults otherwise): {:.0} s of training and evaluation.",
             run.episodes,
@@ -136,7 +143,8 @@ pub fn othello6(ctx: &Ctx, report: &mut Report) -> Result<()> {
             },
             trained_for.as_secs_f64()
         ),
-    );
+    };
+    report.section("Training", &training);
     report.section(
         "Against alphabeta:depth=4",
         &format!(

@@ -27,7 +27,7 @@ pub use othello_engine::train::pipeline::{Report as Ui, Silent, Steps};
 /// The most games per pair an experiment takes.
 pub const MAX_GAMES: usize = 1_000_000;
 
-/// The paper experiments' own settings.
+/// The settings only some experiments read (the paper's and az-othello6's).
 #[derive(Clone, Debug, Default)]
 pub struct PaperArgs {
     /// Evaluation positions.
@@ -44,6 +44,8 @@ pub struct PaperArgs {
     pub depth: Option<u32>,
     /// paper-table2: the named reading of the self-play it trains.
     pub reading: Option<String>,
+    /// az-othello6: a trained 6x6 model to check instead of training one.
+    pub model: Option<PathBuf>,
 }
 
 /// What an experiment needs to know of its invocation.
@@ -144,6 +146,9 @@ impl Ctx<'_> {
             if let Some(r) = &self.paper.reading {
                 let _ = write!(cmd, " --reading {r}");
             }
+        }
+        if let Some(m) = &self.paper.model {
+            let _ = write!(cmd, " --model {}", m.display());
         }
         cmd
     }
@@ -579,6 +584,9 @@ pub fn reproduce(
             || p.reading.is_some())
     {
         bail!("--positions, --cnn, --mlp, --selfplay, --data, --depth and --reading are settings of paper-table1 and paper-table2 only");
+    }
+    if p.model.is_some() && name != "az-othello6" {
+        bail!("--model is a setting of az-othello6 (the model it checks instead of training one)");
     }
     if name == "paper-table1" && p.reading.is_some() {
         bail!("--reading is a setting of paper-table2 (the self-play run it trains)");

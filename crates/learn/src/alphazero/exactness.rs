@@ -7,6 +7,7 @@ use std::sync::Arc;
 use game::{Color, Game};
 use othello::{Othello, Othello4};
 use othello_engine::Solver;
+use rayon::prelude::*;
 use search::{search_together, Budget, PolicyValue, Puct, PuctConfig, ValueTable};
 
 /// How a network and its search fare against the exact values of 4x4 Othello.
@@ -119,7 +120,8 @@ pub struct KeptValue {
 
 /// Of the moves `mover` played in `games` (each a start and its moves) with a choice and at
 /// most `max_empties` empty squares, those that keep the exact win-draw-loss value, decided
-/// by the solver (one solver for all, so each game's later positions reuse its table).
+/// by the solver. The games are shared out over rayon's threads, one solver (of
+/// `table_bits`) per thread, so each game's later positions reuse its table.
 #[must_use]
 pub fn kept_value<const N: usize>(
     games: &[(Othello<N>, Vec<othello::Move>)],
@@ -130,25 +132,36 @@ pub fn kept_value<const N: usize>(
 where
     Othello<N>: Game<Move = othello::Move>,
 {
-    let mut solver = Solver::<N>::new(table_bits);
-    let mut out = KeptValue::default();
-    for (start, moves) in games {
-        let mut pos = *start;
-        for &mv in moves {
-            let choice = pos.legal_moves().len() > 1;
-            let (b, w) = pos.counts();
-            let empties = (N * N) as u32 - b - w;
-            if choice && empties <= max_empties && mover.is_none_or(|c| c == pos.side_to_move()) {
-                let before = solver.solve_wld(&pos).score.signum();
-                let after = pos.play_unchecked(mv);
-                let after_value = -solver.solve_wld(&after).score.signum();
-                out.moves += 1;
-                out.kept += usize::from(before == after_value);
-            }
-            pos = pos.play_unchecked(mv);
-        }
-    }
-    out
+    games
+        .par_iter()
+        .map_init(
+            || Solver::<N>::new(table_bits),
+            |solver, (start, moves)| {
+                let mut out = KeptValue::default();
+                let mut pos = *start;
+                for &mv in moves {
+                    let choice = pos.legal_moves().len() > 1;
+                    let (b, w) = pos.counts();
+                    let empties = (N * N) as u32 - b - w;
+                    if choice
+                        && empties <= max_empties
+                        && mover.is_none_or(|c| c == pos.side_to_move())
+                    {
+                        let before = solver.solve_wld(&pos).score.signum();
+                        let after = pos.play_unchecked(mv);
+                        let after_value = -solver.solve_wld(&after).score.signum();
+                        out.moves += 1;
+                        out.kept += usize::from(before == after_value);
+                    }
+                    pos = pos.play_unchecked(mv);
+                }
+                out
+            },
+        )
+        .reduce(KeptValue::default, |a, b| KeptValue {
+            moves: a.moves + b.moves,
+            kept: a.kept + b.kept,
+        })
 }
 
 /// The exact table of 4x4 Othello (value iteration over every reachable position).
