@@ -89,13 +89,19 @@ fn az_othello6_checks_a_given_model_without_training() {
 
     let missing = out.join("no-such-model.safetensors");
     let (ok, _, err) = run(&args(missing.to_str().expect("utf-8")));
-    assert!(!ok && err.contains("no-such-model.safetensors"), "{err}");
+    assert!(
+        !ok && err.contains("no-such-model.safetensors: no such model file"),
+        "{err}"
+    );
     let eight = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/models/othello8-dqn.safetensors"
     );
     let (ok, _, err) = run(&args(eight));
-    assert!(!ok && err.contains("model"), "{err}");
+    assert!(!ok && err.contains("a model for dqn, not az"), "{err}");
+    // The failed runs changed nothing: the first report is still there, whole.
+    let kept = std::fs::read_to_string(out.join("report.md")).expect("report.md kept");
+    assert_eq!(kept, report);
 
     let (ok, _, err) = stonelab(&["reproduce", "seed001", "--model", model], "");
     assert!(

@@ -53,12 +53,30 @@ pub fn othello6_run(ctx: &Ctx) -> learn::RunConfig {
 /// When training or a game fails, or the given model does not load.
 pub fn othello6(ctx: &Ctx, report: &mut Report) -> Result<()> {
     let run = othello6_run(ctx);
-    let started = Instant::now();
-    let model = match &ctx.paper.model {
-        Some(path) => path.clone(),
-        None => train_run::<Othello6>(ctx, "az6", &run)?.model("last.safetensors"),
+    let (model, training) = match &ctx.paper.model {
+        Some(path) => (
+            path.clone(),
+            format!(
+                "Not trained here: the model checked is `{}`.",
+                path.display()
+            ),
+        ),
+        None => {
+            let started = Instant::now();
+            let trained = train_run::<Othello6>(ctx, "az6", &run)?;
+            let text = format!(
+                "`stonelab train alphazero --game othello6 --episodes {} --iteration-games {}` \
+                 (the trainer's defaults otherwise): {:.0} s of training and evaluation.",
+                run.episodes,
+                match &run.settings {
+                    learn::AlgoSettings::AlphaZero(a) => a.games,
+                    _ => 0,
+                },
+                started.elapsed().as_secs_f64()
+            );
+            (trained.model("last.safetensors"), text)
+        }
     };
-    let trained_for = started.elapsed();
     let az = format!("az:model={},sims={MATCH_SIMS}", model.display());
     let registry = Othello6::registry();
     registry.build(&az, 0).map_err(|e| anyhow!("{e}"))?;
@@ -128,22 +146,6 @@ pub fn othello6(ctx: &Ctx, report: &mut Report) -> Result<()> {
     });
     bar.inc(1);
     bar.finish();
-    let training = match &ctx.paper.model {
-        Some(path) => format!(
-            "Not trained here: the model checked is `{}`.",
-            path.display()
-        ),
-        None => format!(
-            "`stonelab train alphazero --game othello6 --episodes {} --iteration-games {}` \
-             (the trainer's defaults otherwise): {:.0} s of training and evaluation.",
-            run.episodes,
-            match &run.settings {
-                learn::AlgoSettings::AlphaZero(a) => a.games,
-                _ => 0,
-            },
-            trained_for.as_secs_f64()
-        ),
-    };
     report.section("Training", &training);
     report.section(
         "Against alphabeta:depth=4",
