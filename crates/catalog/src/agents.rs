@@ -470,7 +470,7 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
 fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String) {
     fn model_path(spec: &search::Spec) -> Result<std::path::PathBuf, search::SpecError> {
         spec.get::<String>("model")?
-            .map(std::path::PathBuf::from)
+            .map(|value| crate::bundled::BundledModels::model_file(&value))
             .ok_or_else(|| search::SpecError::BadValue {
                 agent: spec.name.clone(),
                 key: "model".into(),
@@ -504,15 +504,15 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
     }
     const MODEL: &[(&str, &str)] = &[(
         "model",
-        "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-dqn.safetensors",
+        "the weights (.safetensors, with its .json card beside it) or a bundled model's name, e.g. othello8-dqn",
     )];
     const CNN_MODEL: (&str, &str) = (
         "model",
-        "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-cnn.safetensors",
+        "the weights (.safetensors, with its .json card beside it) or a bundled model's name, e.g. othello8-cnn",
     );
     const MLP_MODEL: (&str, &str) = (
         "model",
-        "the weights (.safetensors, with its .json card beside it), e.g. models/othello8-mlp.safetensors",
+        "the weights (.safetensors, with its .json card beside it) or a bundled model's name, e.g. othello8-mlp",
     );
     registry.register(
         "dqn",
@@ -630,8 +630,8 @@ fn register_az<G: Game + 'static>(registry: &mut Registry<G>) {
         &[
             (
                 "model",
-                "the weights (.safetensors, with its .json card beside it), e.g. \
-                 models/othello6-az.safetensors",
+                "the weights (.safetensors, with its .json card beside it) or a bundled model's \
+                 name, e.g. othello6-az",
             ),
             ("sims", "simulations per move (default 400; at most 100000)"),
             (
@@ -658,7 +658,7 @@ fn register_az<G: Game + 'static>(registry: &mut Registry<G>) {
             };
             let path = spec
                 .get::<String>("model")?
-                .map(std::path::PathBuf::from)
+                .map(|value| crate::bundled::BundledModels::model_file(&value))
                 .ok_or_else(|| {
                     bad(
                         "model",

@@ -64,6 +64,26 @@ impl BundledModels {
         self.dir.as_ref().map(|d| d.join(name))
     }
 
+    /// The file a `model=` value names: an existing path as it is, else a bundled model's
+    /// name (`othello8-cnn` or `othello8-cnn.safetensors`) when the bundled folder holds it,
+    /// else the value as a path (whose loading then says that no such file exists).
+    #[must_use]
+    pub fn model_file(value: &str) -> PathBuf {
+        let given = PathBuf::from(value);
+        if given.exists() || value.contains(['/', '\\']) {
+            return given;
+        }
+        let file = if value.ends_with(".safetensors") {
+            value.to_string()
+        } else {
+            format!("{value}.safetensors")
+        };
+        match Self::locate().file(&file) {
+            Some(bundled) if bundled.is_file() => bundled,
+            _ => given,
+        }
+    }
+
     /// The places looked in, for a message: "models, /usr/bin/models, ...".
     #[must_use]
     pub fn looked_in(&self) -> String {

@@ -65,3 +65,30 @@ fn bad_az_specs_are_refused_naming_the_problem() {
         assert!(e.contains(says), "{spec}: {e}");
     }
 }
+
+/// A bundled model is named by its name in every front end, as the web app's menu names it:
+/// `model=othello8-dqn` finds the bundled file; a name that is not bundled is refused as a
+/// missing file.
+#[test]
+fn bundled_models_are_named_by_name() {
+    let r4 = Othello4::registry();
+    let mut agent = r4.build("az:model=othello4-az,sims=8", 1).expect("by name");
+    let d = agent
+        .select(&Othello4::start(), &Budget::default())
+        .expect("a move");
+    assert!(Othello4::start().is_legal(d.mv));
+    let r8 = othello::Othello8::registry();
+    for spec in [
+        "dqn:model=othello8-dqn",
+        "cnn-minimax:model=othello8-cnn.safetensors,depth=1",
+        "az:model=othello8-az,sims=8",
+    ] {
+        r8.build(spec, 1).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    }
+    let e = r4
+        .build("az:model=othello5-az", 1)
+        .err()
+        .expect("no such bundled model")
+        .to_string();
+    assert!(e.ends_with("othello5-az: no such model file"), "{e}");
+}
