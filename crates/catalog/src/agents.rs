@@ -464,23 +464,23 @@ fn register_engine<const N: usize>(registry: &mut Registry<Othello<N>>) {
     );
 }
 
+/// The file a spec's `model=` names (a path or a bundled model's name); `example` shows one in
+/// the message when the key is missing.
+fn model_path(spec: &search::Spec, example: &str) -> Result<std::path::PathBuf, search::SpecError> {
+    spec.get::<String>("model")?
+        .map(|value| crate::bundled::BundledModels::model_file(&value))
+        .ok_or_else(|| search::SpecError::BadValue {
+            agent: spec.name.clone(),
+            key: "model".into(),
+            value: String::new(),
+            why: format!("required: the .safetensors file of a trained model, e.g. {example}"),
+        })
+}
+
 /// `dqn:model=PATH` and `q-mlp:model=PATH`: trained networks (a `.safetensors` file beside its
 /// `.json` card, checked by sha256), greedy over their action values. The card must name the
 /// game `game` (its id) and its board size: a model of another game is refused.
 fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String) {
-    fn model_path(spec: &search::Spec) -> Result<std::path::PathBuf, search::SpecError> {
-        spec.get::<String>("model")?
-            .map(|value| crate::bundled::BundledModels::model_file(&value))
-            .ok_or_else(|| search::SpecError::BadValue {
-                agent: spec.name.clone(),
-                key: "model".into(),
-                value: String::new(),
-                why: format!(
-                    "required: the .safetensors file of a trained model, e.g. {}",
-                    model_example(&spec.name)
-                ),
-            })
-    }
     fn bad(
         spec: &search::Spec,
         path: &std::path::Path,
@@ -521,7 +521,7 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
         Box::new({
             let game = game.clone();
             move |spec, _| {
-                let path = model_path(spec)?;
+                let path = model_path(spec, model_example(&spec.name))?;
                 let (net, card) = learn::QNet::load(&path, &game, G::BOARD_SIZE)
                     .map_err(|e| bad(spec, &path, e))?;
                 // `load` has already checked the card's encoding.
@@ -566,7 +566,7 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
                 ),
             ],
             Box::new(move |spec, _| {
-                let path = model_path(spec)?;
+                let path = model_path(spec, model_example(&spec.name))?;
                 let depth = spec
                     .positive("depth")?
                     .map_or(learn::value::DEFAULT_DEPTH, |d| d as u32);
@@ -599,7 +599,7 @@ fn register_learned<G: Game + 'static>(registry: &mut Registry<G>, game: String)
              RUN/checkpoints/last.safetensors of a q-mlp run",
         )],
         Box::new(move |spec, _| {
-            let path = model_path(spec)?;
+            let path = model_path(spec, model_example(&spec.name))?;
             let (net, _) = learn::QMlpNet::load(&path, &game, G::BOARD_SIZE)
                 .map_err(|e| bad(spec, &path, e))?;
             Ok(Box::new(learn::QMlpAgent::<G>::new(net, spec.to_string())))
@@ -656,18 +656,7 @@ fn register_az<G: Game + 'static>(registry: &mut Registry<G>) {
                 value,
                 why,
             };
-            let path = spec
-                .get::<String>("model")?
-                .map(|value| crate::bundled::BundledModels::model_file(&value))
-                .ok_or_else(|| {
-                    bad(
-                        "model",
-                        String::new(),
-                        "required: the .safetensors file of a trained model, e.g. \
-                         models/othello6-az.safetensors"
-                            .into(),
-                    )
-                })?;
+            let path = model_path(spec, "models/othello6-az.safetensors")?;
             let sims = spec.positive("sims")?;
             if let Some(n) = sims.filter(|&n| n > AZ_MAX_SIMS) {
                 return Err(bad("sims", n.to_string(), format!("at most {AZ_MAX_SIMS}")));
